@@ -1,0 +1,212 @@
+//! One puzzle: 81 cells in row-major order, parsed from and formatted to text.
+//!
+//! A cell holds `0` (blank) or a digit `1..=9`. Parsing accepts `1`-`9` as givens and `0` or `.` as
+//! blanks; nothing else. It never panics, whatever the bytes: any problem is a [`ParseError`] that
+//! names the 1-based position and the offending byte.
+
+use std::fmt;
+
+/// Number of cells in a grid.
+pub const CELLS: usize = 81;
+
+/// A 9x9 grid; `0` marks a blank cell.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Grid {
+    cells: [u8; CELLS],
+}
+
+/// Why a text is not a grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// The text does not have exactly 81 cells.
+    #[error("expected 81 cells, found {found}")]
+    Length { found: usize },
+    /// A byte that is neither a digit nor a blank (`0` or `.`).
+    #[error("character {} at position {position} is not a digit 1-9 or a blank (0 or .)", show_byte(*.byte))]
+    BadByte { position: usize, byte: u8 },
+}
+
+fn show_byte(byte: u8) -> String {
+    if byte.is_ascii_graphic() {
+        format!("'{}'", byte as char)
+    } else {
+        format!("0x{byte:02x}")
+    }
+}
+
+impl Grid {
+    /// The all-blank grid.
+    pub const EMPTY: Grid = Grid { cells: [0; CELLS] };
+
+    /// Builds a grid from cell values; any value above 9 is an error naming its position.
+    pub fn from_cells(cells: [u8; CELLS]) -> Result<Grid, ParseError> {
+        match cells.iter().position(|&v| v > 9) {
+            Some(i) => Err(ParseError::BadByte {
+                position: i + 1,
+                byte: cells[i],
+            }),
+            None => Ok(Grid { cells }),
+        }
+    }
+
+    /// Parses exactly 81 bytes: `1`-`9` are givens, `0` and `.` are blanks.
+    pub fn parse(text: &[u8]) -> Result<Grid, ParseError> {
+        if text.len() != CELLS {
+            return Err(ParseError::Length { found: text.len() });
+        }
+        let mut cells = [0u8; CELLS];
+        for (i, (&b, cell)) in text.iter().zip(cells.iter_mut()).enumerate() {
+            *cell = match b {
+                b'1'..=b'9' => b - b'0',
+                b'0' | b'.' => 0,
+                _ => {
+                    return Err(ParseError::BadByte {
+                        position: i + 1,
+                        byte: b,
+                    })
+                }
+            };
+        }
+        Ok(Grid { cells })
+    }
+
+    /// The cell values, row-major; `0` is blank.
+    pub fn cells(&self) -> &[u8; CELLS] {
+        &self.cells
+    }
+
+    /// The value at `row`, `col` (both `0..9`).
+    pub fn get(&self, row: usize, col: usize) -> u8 {
+        self.cells[row * 9 + col]
+    }
+
+    /// Number of givens (non-blank cells).
+    pub fn givens(&self) -> usize {
+        self.cells.iter().filter(|&&v| v != 0).count()
+    }
+
+    /// Writes the 81 cells as ASCII digits (`0` for blanks) into `out`.
+    pub fn write_digits(&self, out: &mut [u8; CELLS]) {
+        for (o, &v) in out.iter_mut().zip(self.cells.iter()) {
+            *o = b'0' + v;
+        }
+    }
+
+    /// The grid as an 81-digit line (`0` for blanks), without a newline.
+    pub fn to_line(&self) -> String {
+        let mut out = [0u8; CELLS];
+        self.write_digits(&mut out);
+        out.iter().map(|&b| b as char).collect()
+    }
+
+    /// True if no digit appears twice in a row, column or box (blanks allowed).
+    pub fn is_consistent(&self) -> bool {
+        let mut seen = [0u16; 27];
+        for (i, &v) in self.cells.iter().enumerate() {
+            if v == 0 {
+                continue;
+            }
+            let bit = 1u16 << v;
+            for unit in [i / 9, 9 + i % 9, 18 + (i / 27) * 3 + (i % 9) / 3] {
+                if seen[unit] & bit != 0 {
+                    return false;
+                }
+                seen[unit] |= bit;
+            }
+        }
+        true
+    }
+
+    /// True if every cell is filled and no digit repeats in a unit.
+    pub fn is_complete(&self) -> bool {
+        self.cells.iter().all(|&v| v != 0) && self.is_consistent()
+    }
+
+    /// True if `self` is a complete valid grid that keeps every given of `puzzle`.
+    pub fn solves(&self, puzzle: &Grid) -> bool {
+        self.is_complete()
+            && puzzle
+                .cells
+                .iter()
+                .zip(self.cells.iter())
+                .all(|(&p, &s)| p == 0 || p == s)
+    }
+}
+
+impl Default for Grid {
+    fn default() -> Self {
+        Grid::EMPTY
+    }
+}
+
+impl fmt::Display for Grid {
+    /// The 81-digit line form, `0` for blanks.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_line())
+    }
+}
+
+impl fmt::Debug for Grid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Grid({self})")
+    }
+}
+
+impl std::str::FromStr for Grid {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Grid, ParseError> {
+        Grid::parse(s.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_accepts_dots_and_zeros() {
+        let text = format!("1.3{}", "0".repeat(78));
+        let g = Grid::parse(text.as_bytes()).unwrap();
+        assert_eq!(g.get(0, 0), 1);
+        assert_eq!(g.get(0, 1), 0);
+        assert_eq!(g.get(0, 2), 3);
+        assert_eq!(g.givens(), 2);
+        assert_eq!(g.to_line(), format!("103{}", "0".repeat(78)));
+    }
+
+    #[test]
+    fn parse_errors_name_position_and_byte() {
+        assert_eq!(Grid::parse(b"123"), Err(ParseError::Length { found: 3 }));
+        let mut text = vec![b'.'; 81];
+        text[40] = 0;
+        assert_eq!(
+            Grid::parse(&text),
+            Err(ParseError::BadByte {
+                position: 41,
+                byte: 0
+            })
+        );
+        let msg = Grid::parse(&text).unwrap_err().to_string();
+        assert!(msg.contains("position 41") && msg.contains("0x00"), "{msg}");
+    }
+
+    #[test]
+    fn consistency_detects_clashes_in_each_unit() {
+        let mut row = [0u8; 81];
+        row[0] = 5;
+        row[8] = 5;
+        assert!(!Grid::from_cells(row).unwrap().is_consistent());
+        let mut col = [0u8; 81];
+        col[0] = 5;
+        col[72] = 5;
+        assert!(!Grid::from_cells(col).unwrap().is_consistent());
+        let mut bx = [0u8; 81];
+        bx[0] = 5;
+        bx[20] = 5;
+        assert!(!Grid::from_cells(bx).unwrap().is_consistent());
+        let mut ok = [0u8; 81];
+        ok[0] = 5;
+        ok[30] = 5;
+        assert!(Grid::from_cells(ok).unwrap().is_consistent());
+    }
+}
