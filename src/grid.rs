@@ -49,6 +49,12 @@ impl Grid {
         }
     }
 
+    /// Builds a grid from cells the solver filled (each `0..=9` by construction).
+    pub(crate) fn from_solver_cells(cells: [u8; CELLS]) -> Grid {
+        debug_assert!(cells.iter().all(|&v| v <= 9));
+        Grid { cells }
+    }
+
     /// Parses exactly 81 bytes: `1`-`9` are givens, `0` and `.` are blanks.
     pub fn parse(text: &[u8]) -> Result<Grid, ParseError> {
         if text.len() != CELLS {

@@ -1,0 +1,121 @@
+//! Single-thread, first-solution throughput of our solver and the `sudoku` crate (a JCZSolve
+//! port, the peer) on the public sets, measured side by side in the same process.
+//!
+//! SUDOKU_DATA_DIR=../shared/data cargo bench --bench solvers
+//!
+//! Each round times one pass of ours and one pass of the peer over the whole set (alternating
+//! which goes first), until `BENCH_SECONDS` (default 2) per set have passed and at least 5 rounds
+//! ran. Rates are medians over rounds. Parsing happens before timing; every solution of ours is
+//! checked once before timing starts.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use sudoku_batch::{solver, Grid};
+
+const SETS: [&str; 5] = [
+    "puzzles2_17_clue",
+    "puzzles3_magictour_top1465",
+    "puzzles5_forum_hardest_1905_11+",
+    "puzzles6_forum_hardest_1106",
+    "puzzles7_serg_benchmark",
+];
+
+fn main() {
+    let Some(dir) = std::env::var_os("SUDOKU_DATA_DIR").map(PathBuf::from) else {
+        eprintln!("NOT RUN: set SUDOKU_DATA_DIR to the public data sets (../shared/data)");
+        return;
+    };
+    let seconds: f64 = std::env::var("BENCH_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2.0);
+    let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+
+    println!("| set | puzzles | sudoku-batch puzzles/s | `sudoku` crate puzzles/s | ratio | guesses/puzzle | no guess |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for set in SETS {
+        if only.as_deref().is_some_and(|o| !set.contains(o)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(dir.join(set)).expect("read data set");
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with('#') && l.len() >= 81)
+            .map(|l| &l[..81])
+            .collect();
+        let ours: Vec<Grid> = lines
+            .iter()
+            .map(|l| Grid::parse(l.as_bytes()).expect("parse"))
+            .collect();
+        let peer: Vec<sudoku::Sudoku> = lines
+            .iter()
+            .map(|l| sudoku::Sudoku::from_str_line(l).expect("peer parse"))
+            .collect();
+
+        let mut guesses = 0u64;
+        let mut no_guess = 0usize;
+        for p in &ours {
+            let s = solver::solve(p);
+            assert!(
+                s.solution.is_some_and(|g| g.solves(p)),
+                "{set}: wrong solution for {p}"
+            );
+            guesses += s.guesses;
+            no_guess += usize::from(s.guesses == 0);
+        }
+
+        let mut ours_rates = Vec::new();
+        let mut peer_rates = Vec::new();
+        let start = Instant::now();
+        let mut round = 0;
+        while round < 5 || start.elapsed() < Duration::from_secs_f64(seconds) {
+            let (a, b) = if round % 2 == 0 {
+                let a = time_pass(|| pass_ours(&ours));
+                (a, time_pass(|| pass_peer(&peer)))
+            } else {
+                let b = time_pass(|| pass_peer(&peer));
+                (time_pass(|| pass_ours(&ours)), b)
+            };
+            ours_rates.push(ours.len() as f64 / a);
+            peer_rates.push(peer.len() as f64 / b);
+            round += 1;
+        }
+        let (o, p) = (median(&mut ours_rates), median(&mut peer_rates));
+        println!(
+            "| {set} | {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.1}% |",
+            ours.len(),
+            o,
+            p,
+            o / p,
+            guesses as f64 / ours.len() as f64,
+            100.0 * no_guess as f64 / ours.len() as f64,
+        );
+    }
+}
+
+fn pass_ours(puzzles: &[Grid]) -> usize {
+    puzzles
+        .iter()
+        .filter(|p| black_box(solver::solve(black_box(p))).solution.is_some())
+        .count()
+}
+
+fn pass_peer(puzzles: &[sudoku::Sudoku]) -> usize {
+    puzzles
+        .iter()
+        .filter(|p| black_box(black_box(**p).some_solution()).is_some())
+        .count()
+}
+
+fn time_pass(f: impl FnOnce() -> usize) -> f64 {
+    let t = Instant::now();
+    black_box(f());
+    t.elapsed().as_secs_f64()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}

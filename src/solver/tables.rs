@@ -1,0 +1,239 @@
+//! Lookup tables for the band solver, all computed at compile time.
+//!
+//! Layout (see `board.rs`): a *band* is three rows; a band mask has one bit per cell, bit
+//! `row * 9 + col` for `row` in `0..3`, `col` in `0..9`. A *minirow* is the three cells of one row
+//! inside one box. A *shrink* mask condenses a band mask to 9 bits, bit `row * 3 + box`, set when
+//! that minirow still has a candidate.
+
+/// All 27 cells of a band.
+pub const BAND: u32 = 0o777_777_777;
+
+/// The six ways to place one digit in each of a band's three rows, one per box:
+/// `PERMS[p][row]` is the box used by `row`.
+const PERMS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+];
+
+/// `SHRINK[row_bits]`: which of a row's three minirows are non-empty (3 bits).
+/// Applied to a shrink mask it gives the rows that have a set minirow, which `solved_rows` uses.
+pub static SHRINK: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut m = 0;
+    while m < 512 {
+        let mut b = 0;
+        while b < 3 {
+            if m & (0o7 << (3 * b)) != 0 {
+                t[m] |= 1 << b;
+            }
+            b += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// `LOCKED_CELLS[shrink]`: the band cells that lie in a minirow used by at least one valid
+/// placement (a permutation of boxes over rows within the shrink mask); 0 when none is valid.
+/// This applies locked candidates (pointing and claiming) within the band and detects a row or
+/// box left without the digit.
+pub static LOCKED_CELLS: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut s = 0;
+    while s < 512 {
+        let mut p = 0;
+        while p < 6 {
+            if placement_fits(s, p) {
+                let mut r = 0;
+                while r < 3 {
+                    t[s] |= 0o7 << (r * 9 + PERMS[p][r] * 3);
+                    r += 1;
+                }
+            }
+            p += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// `FORCED_MINIROWS[shrink]`: the minirows (shrink layout) used by every valid placement.
+pub static FORCED_MINIROWS: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut s = 0;
+    while s < 512 {
+        let mut all = 0o777u32;
+        let mut any = false;
+        let mut p = 0;
+        while p < 6 {
+            if placement_fits(s, p) {
+                any = true;
+                let mut used = 0u32;
+                let mut r = 0;
+                while r < 3 {
+                    used |= 1 << (r * 3 + PERMS[p][r]);
+                    r += 1;
+                }
+                all &= used;
+            }
+            p += 1;
+        }
+        t[s] = if any { all } else { 0 };
+        s += 1;
+    }
+    t
+};
+
+const fn placement_fits(shrink: usize, p: usize) -> bool {
+    let mut r = 0;
+    while r < 3 {
+        if shrink & (1 << (r * 3 + PERMS[p][r])) == 0 {
+            return false;
+        }
+        r += 1;
+    }
+    true
+}
+
+/// `SINGLE_COLUMN_BOXES[cols]`: for the 9-bit mask of columns a digit may use in a band, the
+/// minirows (shrink layout, all three rows) of each box where only one column is left.
+pub static SINGLE_COLUMN_BOXES: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut c = 0;
+    while c < 512 {
+        let mut b = 0;
+        while b < 3 {
+            if ((c as u32 >> (3 * b)) & 7).count_ones() == 1 {
+                t[c] |= 0b001_001_001 << b;
+            }
+            b += 1;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// `OTHER_BANDS[cols]`: the cells the digit keeps in the two other bands of the same stack
+/// columns. A box whose digit is confined to one column claims that column for this band.
+pub static OTHER_BANDS: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut c = 0;
+    while c < 512 {
+        let mut keep = BAND;
+        let mut b = 0;
+        while b < 3 {
+            let box_cols = (c as u32 >> (3 * b)) & 7;
+            if box_cols.count_ones() == 1 {
+                keep &= !(0o001_001_001 << (3 * b as u32 + box_cols.trailing_zeros()));
+            }
+            b += 1;
+        }
+        t[c] = keep;
+        c += 1;
+    }
+    t
+};
+
+/// `COLUMN_CLAIMS[cols]`: for the columns where a digit is possible in this band and in no
+/// other band, the band cells the digit keeps: a box holding such a column is confined to it.
+pub static COLUMN_CLAIMS: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut c = 0;
+    while c < 512 {
+        let mut keep_cols = 0u32;
+        let mut b = 0;
+        while b < 3 {
+            let box_cols = (c as u32 >> (3 * b)) & 7;
+            keep_cols |= if box_cols != 0 { box_cols } else { 7 } << (3 * b);
+            b += 1;
+        }
+        t[c] = keep_cols | keep_cols << 9 | keep_cols << 18;
+        c += 1;
+    }
+    t
+};
+
+/// `ROWS[rows]`: the band cells of the rows in a 3-bit row mask.
+pub static ROWS: [u32; 8] = {
+    let mut t = [0u32; 8];
+    let mut m = 0;
+    while m < 8 {
+        let mut r = 0;
+        while r < 3 {
+            if m & (1 << r) != 0 {
+                t[m] |= 0o777 << (9 * r);
+            }
+            r += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// `PEERS_IN_BAND[pos]`: the band mask that keeps cell `pos` and drops its row, box and column
+/// peers inside the band. Indexed by a trailing-zero count, so 32 entries (the tail is unused).
+pub static PEERS_IN_BAND: [u32; 32] = {
+    let mut t = [0u32; 32];
+    let mut pos = 0;
+    while pos < 27 {
+        let (row, col) = (pos / 9, pos % 9);
+        let bx = col / 3;
+        let mut drop = 0o777u32 << (9 * row); // row
+        drop |= 0o007_007_007 << (3 * bx); // box
+        drop |= 0o001_001_001 << col; // column
+        t[pos] = (BAND & !drop) | (1 << pos);
+        pos += 1;
+    }
+    t
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_band_keeps_everything() {
+        assert_eq!(LOCKED_CELLS[0o777], BAND);
+        assert_eq!(FORCED_MINIROWS[0o777], 0);
+        assert_eq!(SINGLE_COLUMN_BOXES[0o777], 0);
+        assert_eq!(OTHER_BANDS[0o777], BAND);
+    }
+
+    #[test]
+    fn a_row_confined_to_one_box_claims_that_box() {
+        // Row 0 may only use box 0; rows 1 and 2 may use anything.
+        let shrink = 0b111_111_001;
+        assert_eq!(FORCED_MINIROWS[shrink], 0b001);
+        // Rows 1 and 2 lose box 0.
+        assert_eq!(LOCKED_CELLS[shrink], 0o770_770_007);
+    }
+
+    #[test]
+    fn no_placement_means_zero() {
+        // Rows 0 and 1 both confined to box 0.
+        assert_eq!(LOCKED_CELLS[0b111_001_001], 0);
+    }
+
+    #[test]
+    fn single_column_claims_it_in_other_bands() {
+        // Box 0 confined to column 1; boxes 1 and 2 open.
+        let cols = 0b111_111_010;
+        assert_eq!(OTHER_BANDS[cols], BAND & !(0o001_001_001 << 1));
+        assert_eq!(SINGLE_COLUMN_BOXES[cols], 0b001_001_001);
+    }
+
+    #[test]
+    fn peers_in_band_of_centre_cell() {
+        // Cell (row 1, col 4): keeps itself, drops row 1, box 1, column 4.
+        let m = PEERS_IN_BAND[13];
+        assert_eq!(m & (1 << 13), 1 << 13);
+        assert_eq!(m & (0o777 << 9), 1 << 13);
+        assert_eq!(m & (1 << 3), 0); // row 0, col 3: same box
+        assert_eq!(m & (1 << 22), 0); // row 2, col 4: same column and box
+        assert_ne!(m & (1 << 0), 0); // row 0, col 0: no relation
+    }
+}
