@@ -82,7 +82,7 @@ pub fn lexmin(puzzle: &Grid) -> Solved {
     };
     if goal.found == 2 {
         // A solution exists, so propagating the givens cannot fail.
-        let _ = board.propagate();
+        let _ = board.propagate(true);
         for cell in 0..CELLS {
             if board.is_cell_solved(cell) {
                 continue;
@@ -104,7 +104,7 @@ pub fn lexmin(puzzle: &Grid) -> Solved {
                 }
             }
             board.set(cell, chosen);
-            if board.propagate() != Ok(false) {
+            if board.propagate(true) != Ok(false) {
                 // Solved (the witness is the only completion left) or, impossibly, stuck.
                 break;
             }

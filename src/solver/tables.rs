@@ -138,25 +138,6 @@ pub static OTHER_BANDS: [u32; 512] = {
     t
 };
 
-/// `COLUMN_CLAIMS[cols]`: for the columns where a digit is possible in this band and in no
-/// other band, the band cells the digit keeps: a box holding such a column is confined to it.
-pub static COLUMN_CLAIMS: [u32; 512] = {
-    let mut t = [0u32; 512];
-    let mut c = 0;
-    while c < 512 {
-        let mut keep_cols = 0u32;
-        let mut b = 0;
-        while b < 3 {
-            let box_cols = (c as u32 >> (3 * b)) & 7;
-            keep_cols |= if box_cols != 0 { box_cols } else { 7 } << (3 * b);
-            b += 1;
-        }
-        t[c] = keep_cols | keep_cols << 9 | keep_cols << 18;
-        c += 1;
-    }
-    t
-};
-
 /// `ROWS[rows]`: the band cells of the rows in a 3-bit row mask.
 pub static ROWS: [u32; 8] = {
     let mut t = [0u32; 8];
