@@ -254,7 +254,8 @@ impl Board {
             if self.is_solved() {
                 return Ok(true);
             }
-            if !self.naked_singles()? && !(claims && self.column_claims()?) {
+            let progressed = self.naked_singles()? || (claims && self.column_claims()?);
+            if !progressed {
                 return Ok(false);
             }
         }
