@@ -1,0 +1,225 @@
+//! Property tests against an independent, deliberately simple reference solver (no shared code):
+//! random puzzles made by blanking cells of random solved grids, some with a clashing digit.
+
+use proptest::prelude::*;
+use sudoku_batch::{solver, Grid};
+
+/// Reference: recompute candidates from scratch, branch on the emptiest cell, collect solutions.
+mod reference {
+    pub type Cells = [u8; 81];
+
+    fn candidates(g: &Cells, cell: usize) -> u16 {
+        let (r, c) = (cell / 9, cell % 9);
+        let mut used = 0u16;
+        for i in 0..9 {
+            used |= 1 << g[r * 9 + i];
+            used |= 1 << g[i * 9 + c];
+            used |= 1 << g[(r / 3 * 3 + i / 3) * 9 + c / 3 * 3 + i % 3];
+        }
+        !used & 0b11_1111_1110
+    }
+
+    fn givens_clash(g: &Cells) -> bool {
+        (0..81).any(|cell| {
+            let v = g[cell];
+            if v == 0 {
+                return false;
+            }
+            let mut h = *g;
+            h[cell] = 0;
+            candidates(&h, cell) & (1 << v) == 0
+        })
+    }
+
+    fn search(g: &mut Cells, limit: usize, out: &mut Vec<Cells>) {
+        let mut best: Option<(usize, u16)> = None;
+        for cell in 0..81 {
+            if g[cell] == 0 {
+                let m = candidates(g, cell);
+                if best.is_none_or(|(_, b)| m.count_ones() < b.count_ones()) {
+                    best = Some((cell, m));
+                }
+            }
+        }
+        let Some((cell, mask)) = best else {
+            out.push(*g);
+            return;
+        };
+        for d in 1..=9u8 {
+            if mask & (1 << d) != 0 && out.len() < limit {
+                g[cell] = d;
+                search(g, limit, out);
+                g[cell] = 0;
+            }
+        }
+    }
+
+    /// Up to `limit` solutions.
+    pub fn solutions(puzzle: &Cells, limit: usize) -> Vec<Cells> {
+        let mut out = Vec::new();
+        if !givens_clash(puzzle) {
+            search(&mut puzzle.clone(), limit, &mut out);
+        }
+        out
+    }
+
+    /// A random solved grid: fill cells in order with digits in a seeded random order.
+    pub fn random_full(seed: u64) -> Cells {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        fn fill(g: &mut Cells, cell: usize, next: &mut dyn FnMut() -> u64) -> bool {
+            if cell == 81 {
+                return true;
+            }
+            let mut digits: Vec<u8> = (1..=9).collect();
+            for i in (1..9).rev() {
+                digits.swap(i, (next() % (i as u64 + 1)) as usize);
+            }
+            let m = candidates(g, cell);
+            for d in digits {
+                if m & (1 << d) != 0 {
+                    g[cell] = d;
+                    if fill(g, cell + 1, next) {
+                        return true;
+                    }
+                    g[cell] = 0;
+                }
+            }
+            false
+        }
+        let mut g = [0u8; 81];
+        assert!(fill(&mut g, 0, &mut next));
+        g
+    }
+}
+
+/// A random solved grid with `blanks` cells (chosen by `order_seed`) emptied, and optionally
+/// one cell overwritten, which may make the puzzle unsolvable.
+fn puzzle_from(
+    seed: u64,
+    order_seed: u64,
+    blanks: usize,
+    clash: Option<(usize, u8)>,
+) -> reference::Cells {
+    let mut cells = reference::random_full(seed);
+    let mut order: Vec<usize> = (0..81).collect();
+    let mut state = order_seed | 1;
+    for i in (1..81).rev() {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        order.swap(i, ((state >> 33) % (i as u64 + 1)) as usize);
+    }
+    for &b in &order[..blanks] {
+        cells[b] = 0;
+    }
+    if let Some((cell, digit)) = clash {
+        cells[cell] = digit;
+    }
+    cells
+}
+
+/// Checks all three entry points on one puzzle against the reference.
+fn check_against_reference(cells: &reference::Cells) -> Result<usize, TestCaseError> {
+    let puzzle = Grid::from_cells(*cells).unwrap();
+    let expected = reference::solutions(cells, 10);
+
+    let counted = solver::count(&puzzle, 10);
+    prop_assert_eq!(
+        counted.solutions as usize,
+        expected.len(),
+        "count of {}",
+        puzzle
+    );
+
+    let solved = solver::solve(&puzzle);
+    prop_assert_eq!(solved.solution.is_some(), !expected.is_empty());
+    if let Some(s) = solved.solution {
+        prop_assert!(s.solves(&puzzle), "{} does not solve {}", s, puzzle);
+    }
+
+    let smallest = solver::lexmin(&puzzle).solution;
+    if expected.len() < 10 {
+        // Every solution is known: the smallest must match exactly.
+        let want = expected.iter().min().map(|c| Grid::from_cells(*c).unwrap());
+        prop_assert_eq!(smallest, want, "lexmin of {}", puzzle);
+    } else {
+        let s = smallest.expect("has solutions");
+        prop_assert!(s.solves(&puzzle));
+        prop_assert!(
+            expected.iter().all(|e| s.cells() <= e),
+            "lexmin of {} not minimal",
+            puzzle
+        );
+    }
+    Ok(expected.len())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn agrees_with_reference(
+        seed in any::<u64>(),
+        order_seed in any::<u64>(),
+        blanks in 0usize..=64,
+        clash in proptest::option::weighted(0.2, (0usize..81, 1u8..=9)),
+    ) {
+        check_against_reference(&puzzle_from(seed, order_seed, blanks, clash))?;
+    }
+}
+
+/// The generator above really reaches every case: no solution, one, several, and the limit.
+#[test]
+fn reference_cases_cover_every_solution_count() {
+    let mut seen = [0usize; 4];
+    for i in 0..300u64 {
+        let clash = (i % 5 == 0).then_some(((i * 7 % 81) as usize, (i % 9) as u8 + 1));
+        let cells = puzzle_from(i, i * 31 + 1, (i % 65) as usize, clash);
+        let n = check_against_reference(&cells).unwrap();
+        seen[match n {
+            0 => 0,
+            1 => 1,
+            2..=9 => 2,
+            _ => 3,
+        }] += 1;
+    }
+    assert!(
+        seen.iter().all(|&n| n >= 5),
+        "solution-count classes seen: {seen:?}"
+    );
+}
+
+#[test]
+fn empty_grid_lexmin_is_the_canonical_first_grid() {
+    let s = solver::lexmin(&Grid::EMPTY).solution.unwrap();
+    assert_eq!(
+        s.to_line(),
+        "123456789456789123789123456214365897365897214897214365531642978642978531978531642"
+    );
+    assert!(solver::solve(&Grid::EMPTY).solution.unwrap().is_complete());
+    assert_eq!(solver::count(&Grid::EMPTY, 2).solutions, 2);
+}
+
+#[test]
+fn complete_grid_is_its_own_solution_and_clashes_have_none() {
+    let full = Grid::from_cells(reference::random_full(7)).unwrap();
+    assert_eq!(solver::solve(&full).solution, Some(full));
+    assert_eq!(solver::count(&full, 5).solutions, 1);
+    assert_eq!(solver::lexmin(&full).solution, Some(full));
+
+    let mut cells = [0u8; 81];
+    cells[0] = 4;
+    cells[80] = 4;
+    cells[8] = 4; // same row as cell 0
+    let clash = Grid::from_cells(cells).unwrap();
+    assert_eq!(solver::solve(&clash).solution, None);
+    assert_eq!(solver::count(&clash, 2).solutions, 0);
+    assert_eq!(solver::lexmin(&clash).solution, None);
+    assert_eq!(solver::count(&full, 0).solutions, 0);
+}
