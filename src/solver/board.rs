@@ -9,7 +9,7 @@
 //! on each guess: no undo log and no heap.
 
 use super::tables::{
-    BAND, FORCED_MINIROWS, LOCKED_CELLS, OTHER_BANDS, PEERS_IN_BAND, ROWS, SHRINK,
+    BAND, FORCED_MINIROWS, LOCKED_CELLS, OTHER_BANDS, PEERS_IN_BAND, ROWS, ROW_COUNT, SHRINK,
     SINGLE_COLUMN_BOXES,
 };
 use crate::grid::{Grid, CELLS};
@@ -280,7 +280,26 @@ impl Board {
             // Branch on a bivalue cell. The digit with more places left in the band goes first
             // (measured: a few % fewer guesses than digit order); it is tried on a copy, the
             // other in place.
-            let bit = pairs & pairs.wrapping_neg();
+            // ...and, once the search is long, in the row with the fewest unsolved cells
+            // (measured: 6-10% fewer guesses on the hard sets than the band's first pair, but
+            // more on Serg's many-solution set, whose searches are short).
+            let open = self.unsolved[band];
+            let mut row_pairs = pairs;
+            let mut fewest = u8::MAX;
+            let rows = if goal.guesses > CLAIMS_AFTER_GUESSES {
+                0..3
+            } else {
+                0..0
+            };
+            for r in rows {
+                let in_row = pairs & (0o777 << (9 * r));
+                let n = ROW_COUNT[(open >> (9 * r) & 0o777) as usize];
+                if in_row != 0 && n < fewest {
+                    fewest = n;
+                    row_pairs = in_row;
+                }
+            }
+            let bit = row_pairs & row_pairs.wrapping_neg();
             let mut digits = [0usize; 2];
             let mut n = 0;
             for digit in 0..9 {

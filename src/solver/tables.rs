@@ -138,6 +138,17 @@ pub static OTHER_BANDS: [u32; 512] = {
     t
 };
 
+/// `ROW_COUNT[row_bits]`: number of cells in a 9-bit row (a popcount without needing `popcnt`).
+pub static ROW_COUNT: [u8; 512] = {
+    let mut t = [0u8; 512];
+    let mut m = 0;
+    while m < 512 {
+        t[m] = (m as u32).count_ones() as u8;
+        m += 1;
+    }
+    t
+};
+
 /// `ROWS[rows]`: the band cells of the rows in a 3-bit row mask.
 pub static ROWS: [u32; 8] = {
     let mut t = [0u32; 8];
