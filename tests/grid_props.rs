@@ -1,0 +1,34 @@
+//! Parsing never panics, whatever the bytes, and its errors point at the real problem.
+
+use proptest::prelude::*;
+use sudoku_batch::{Grid, ParseError};
+
+proptest! {
+    #[test]
+    fn parse_never_panics_and_errors_name_the_byte(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        match Grid::parse(&bytes) {
+            Ok(g) => {
+                prop_assert_eq!(bytes.len(), 81);
+                let line = g.to_line();
+                for (b, c) in bytes.iter().zip(line.bytes()) {
+                    prop_assert_eq!(if *b == b'.' { b'0' } else { *b }, c);
+                }
+            }
+            Err(ParseError::Length { found }) => prop_assert!(found == bytes.len() && found != 81),
+            Err(ParseError::BadByte { position, byte }) => {
+                prop_assert_eq!(bytes.len(), 81);
+                prop_assert_eq!(bytes[position - 1], byte);
+                prop_assert!(!matches!(byte, b'0'..=b'9' | b'.'));
+                prop_assert!(bytes[..position - 1].iter().all(|b| matches!(b, b'0'..=b'9' | b'.')));
+            }
+        }
+    }
+
+    #[test]
+    fn digit_lines_round_trip(cells in proptest::collection::vec(0u8..=9, 81)) {
+        let line: String = cells.iter().map(|&v| (b'0' + v) as char).collect();
+        let g = Grid::parse(line.as_bytes()).unwrap();
+        prop_assert_eq!(g.to_line(), line);
+        prop_assert_eq!(g.cells().as_slice(), cells.as_slice());
+    }
+}
