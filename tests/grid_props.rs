@@ -5,7 +5,14 @@ use sudoku_batch::{Grid, ParseError};
 
 proptest! {
     #[test]
-    fn parse_never_panics_and_errors_name_the_byte(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+    fn parse_never_panics_and_errors_name_the_byte(bytes in prop_oneof![
+        proptest::collection::vec(any::<u8>(), 0..200),
+        // Exactly 81 bytes, mostly valid, so the bad-byte branch is exercised.
+        proptest::collection::vec(
+            prop_oneof![20 => proptest::sample::select(b"0123456789.".to_vec()), 1 => any::<u8>()],
+            81,
+        ),
+    ]) {
         match Grid::parse(&bytes) {
             Ok(g) => {
                 prop_assert_eq!(bytes.len(), 81);
