@@ -28,7 +28,8 @@ impl Chunk {
         }
     }
 
-    pub fn len(&self) -> usize {
+    /// Size in bytes.
+    pub fn size(&self) -> usize {
         self.bytes().len()
     }
 

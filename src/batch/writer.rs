@@ -157,7 +157,7 @@ pub fn write_ordered(
             line_base += block.lines;
             if let Some(chunk) = slot.chunk.take() {
                 if let Some(bar) = &ctx.progress {
-                    bar.inc(chunk.len() as u64);
+                    bar.inc(chunk.size() as u64);
                     bar.set_message(format!("{} records", written.tally.records));
                 }
                 if let Some(buf) = chunk.release() {

@@ -72,7 +72,7 @@ pub fn process(block: &[u8], task: Task, out: &mut BlockOut) {
         if line[0] == b'#' {
             continue;
         }
-        let p = pending.get_or_insert_with(|| Pending {
+        let p = pending.get_or_insert(Pending {
             first_line: line_no,
             rows: 0,
             cells: [0; CELLS],
@@ -193,7 +193,7 @@ mod tests {
     #[test]
     fn boundary_is_after_the_last_blank_line() {
         assert_eq!(last_boundary(b"123\n\n456\n"), Some(5));
-        assert_eq!(last_boundary(b"123\r\n \r\n456"), Some(9));
+        assert_eq!(last_boundary(b"123\r\n \r\n456"), Some(8));
         assert_eq!(last_boundary(b"123\n456\n"), None);
         assert_eq!(last_boundary(b"\n123"), Some(1));
     }
