@@ -131,6 +131,13 @@ impl Layout {
         let mut wtr = writer(std::mem::take(&mut out.bytes));
         let mut rec = csv::ByteRecord::new();
         let mut row = csv::ByteRecord::new();
+        // The csv crate's positions go wrong on CRLF and comment lines, so line numbers come
+        // from walking the same rows by hand, in step with its records.
+        let mut rows = Rows {
+            block,
+            pos: 0,
+            line: 1,
+        };
         loop {
             match rdr.read_byte_record(&mut rec) {
                 Ok(true) => {}
@@ -139,12 +146,14 @@ impl Layout {
                     // Not reachable with flexible byte records over memory; kept as a record.
                     out.tally.records += 1;
                     out.tally.invalid += 1;
-                    let line = e.position().map_or(0, |p| p.line());
-                    out.note(line, || format!("invalid: {e}"));
+                    out.note(rows.line, || format!("invalid: {e}"));
                     break;
                 }
             }
-            let line = rec.position().map_or(0, |p| p.line());
+            let line = rows.next().unwrap_or(0);
+            if rec.len() == 1 && rec[0].trim_ascii().is_empty() {
+                continue; // a blank line: not a record
+            }
             out.tally.records += 1;
             row.clear();
             if let Some(i) = self.id {
@@ -223,6 +232,34 @@ impl Layout {
     }
 }
 
+/// The rows of a block as the csv crate sees them (empty lines and `#` comment lines skipped),
+/// yielding the 1-based line each row starts on.
+struct Rows<'a> {
+    block: &'a [u8],
+    pos: usize,
+    line: u64,
+}
+
+impl Iterator for Rows<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        while self.pos < self.block.len() {
+            let rest = &self.block[self.pos..];
+            let end = first_row_end(rest).unwrap_or(rest.len());
+            let row = &rest[..end];
+            let start = self.line;
+            self.line += memchr::memchr_iter(b'\n', row).count() as u64;
+            self.pos += end;
+            let body = super::strip_cr(row.strip_suffix(b"\n").unwrap_or(row));
+            if !body.is_empty() && body[0] != b'#' {
+                return Some(start);
+            }
+        }
+        None
+    }
+}
+
 enum RowAnswer {
     Answer(Answer),
     Verified(Verified),
@@ -260,5 +297,22 @@ mod tests {
         assert!(Layout::from_header(b"a,b\n", None, Task::Solve { lexmin: false }).is_err());
         let l = Layout::from_header(b"a,b\n", Some("b"), Task::Count { limit: 2 }).unwrap();
         assert_eq!(l.header(), b"b,solutions,status\n");
+    }
+
+    #[test]
+    fn notes_name_the_right_lines_with_crlf_and_quoted_newlines() {
+        let layout =
+            Layout::from_header(b"id,puzzle\n", None, Task::Solve { lexmin: false }).unwrap();
+        let mut out = BlockOut {
+            note_cap: 10,
+            ..Default::default()
+        };
+        layout.process(
+            b"a,x\r\n\"b\nc\",y\r\n# c\r\n\r\nd,z",
+            Task::Solve { lexmin: false },
+            &mut out,
+        );
+        let lines: Vec<u64> = out.notes.iter().map(|n| n.line).collect();
+        assert_eq!(lines, [1, 2, 6]);
     }
 }
