@@ -459,3 +459,24 @@ fn help_lists_the_flags() {
         .code(0)
         .stdout(predicates::str::contains("--threads"));
 }
+
+#[test]
+fn no_input_with_a_terminal_on_stdin_prints_usage() {
+    // `script` runs the binary on a pseudo-terminal, so its stdin is a terminal.
+    if !Path::new("/usr/bin/script").exists() {
+        eprintln!(
+            "NOT RUN: no_input_with_a_terminal_on_stdin_prints_usage: /usr/bin/script missing"
+        );
+        return;
+    }
+    let run = std::process::Command::new("timeout")
+        .args(["20", "script", "-qec"])
+        .arg(format!("{} solve", env!("CARGO_BIN_EXE_sudoku-batch")))
+        .arg("/dev/null")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2), "usage exits 2, not a wait");
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(text.contains("Usage: sudoku-batch solve"), "{text}");
+}

@@ -140,11 +140,11 @@ pub enum Answer {
 pub type Reason = String;
 
 /// Runs `task` (solve or count) on a parsed puzzle; clashing givens are invalid, not unsolvable.
+///
+/// Clashing givens have no solution, so the clash check runs only when the search finds none: it
+/// stays off the hot path of good records.
 pub fn answer(task: Task, puzzle: &Grid) -> Result<Answer, Reason> {
-    if let Some(clash) = find_clash(puzzle) {
-        return Err(clash);
-    }
-    Ok(match task {
+    let answer = match task {
         Task::Solve { lexmin } => {
             let solved = if lexmin {
                 solver::lexmin(puzzle)
@@ -168,7 +168,13 @@ pub fn answer(task: Task, puzzle: &Grid) -> Result<Answer, Reason> {
             }
         }
         Task::Check { .. } => unreachable!("check records go through verify()"),
-    })
+    };
+    if answer == Answer::Unsolvable {
+        if let Some(clash) = find_clash(puzzle) {
+            return Err(clash);
+        }
+    }
+    Ok(answer)
 }
 
 /// Outcome of verifying a carried solution.
