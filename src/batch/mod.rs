@@ -137,7 +137,7 @@ pub fn run(config: &Config) -> Result<Summary, BatchError> {
 
     let prefix = reader.peek(PEEK).map_err(read_error)?;
     let choice = match config.format {
-        FormatChoice::Auto => formats::detect(prefix),
+        FormatChoice::Auto => formats::detect(prefix, config.column.as_deref()),
         ref f => f.clone(),
     };
     let mut header = Vec::new();

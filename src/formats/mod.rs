@@ -349,11 +349,11 @@ impl Format {
 
 /// Guesses the format from the start of the input: the first record line decides.
 ///
-/// - a line whose first comma-separated field is not an 81-cell grid, and that has a comma: CSV
-///   with a header (`quizzes,solutions`, `id,puzzle,...`);
+/// - a line with a comma and a field named like a puzzle column (`puzzle`, `quizzes`, ..., or
+///   `column`, any case, quotes ignored): CSV with a header;
 /// - a line of 9 cells, or 9 cells separated by single spaces: grid;
-/// - anything else: line.
-pub fn detect(prefix: &[u8]) -> FormatChoice {
+/// - anything else: line (so a line file that starts with garbage is still a line file).
+pub fn detect(prefix: &[u8], column: Option<&str>) -> FormatChoice {
     let Some(first) = prefix
         .split(|&b| b == b'\n')
         .map(strip_cr)
@@ -362,20 +362,25 @@ pub fn detect(prefix: &[u8]) -> FormatChoice {
         return FormatChoice::Line;
     };
     let trimmed = first.trim_ascii();
-    if let Some(comma) = trimmed.iter().position(|&b| b == b',') {
-        let field = &trimmed[..comma];
-        if !(field.len() == CELLS && field.iter().all(|&b| is_cell(b))) {
-            return FormatChoice::Csv;
-        }
+    let names_puzzle = |field: &[u8]| {
+        let name = field.trim_ascii();
+        let name = name
+            .strip_prefix(b"\"")
+            .and_then(|n| n.strip_suffix(b"\""))
+            .unwrap_or(name);
+        csv::PUZZLE_NAMES
+            .iter()
+            .copied()
+            .chain(column)
+            .any(|wanted| name.eq_ignore_ascii_case(wanted.as_bytes()))
+    };
+    if trimmed.contains(&b',') && trimmed.split(|&b| b == b',').any(names_puzzle) {
+        return FormatChoice::Csv;
     }
     if grid::parse_row(trimmed).is_some() {
         return FormatChoice::Grid;
     }
     FormatChoice::Line
-}
-
-fn is_cell(b: u8) -> bool {
-    b.is_ascii_digit() || b == b'.'
 }
 
 #[cfg(test)]
@@ -385,14 +390,17 @@ mod tests {
     #[test]
     fn detect_formats() {
         let line = format!("# c\n\n{}\n", "1.3".repeat(27));
-        assert_eq!(detect(line.as_bytes()), FormatChoice::Line);
-        assert_eq!(detect(b"quizzes,solutions\n0043"), FormatChoice::Csv);
-        assert_eq!(detect(b"id,puzzle,solution\n"), FormatChoice::Csv);
-        assert_eq!(detect(b"0 3 5 4 6 9 2 7 8\r\n"), FormatChoice::Grid);
-        assert_eq!(detect(b"103000509\n"), FormatChoice::Grid);
+        assert_eq!(detect(line.as_bytes(), None), FormatChoice::Line);
+        assert_eq!(detect(b"quizzes,solutions\n0043", None), FormatChoice::Csv);
+        assert_eq!(detect(b"id,\"Puzzle\",solution\n", None), FormatChoice::Csv);
+        assert_eq!(detect(b"n,grid\n", None), FormatChoice::Line);
+        assert_eq!(detect(b"n,grid\n", Some("grid")), FormatChoice::Csv);
+        assert_eq!(detect(b"garbage, here\n", None), FormatChoice::Line);
+        assert_eq!(detect(b"0 3 5 4 6 9 2 7 8\r\n", None), FormatChoice::Grid);
+        assert_eq!(detect(b"103000509\n", None), FormatChoice::Grid);
         let line = format!("{},{}", "1".repeat(81), "2".repeat(81));
-        assert_eq!(detect(line.as_bytes()), FormatChoice::Line);
-        assert_eq!(detect(b""), FormatChoice::Line);
+        assert_eq!(detect(line.as_bytes(), None), FormatChoice::Line);
+        assert_eq!(detect(b"", None), FormatChoice::Line);
     }
 
     #[test]
