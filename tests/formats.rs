@@ -249,7 +249,7 @@ fn csv_quizzes_solutions_layout() {
 #[test]
 fn csv_id_puzzle_layout_with_quoted_fields() {
     let pairs = sample_pairs();
-    let mut input = String::from("id,puzzle,solution,clues,difficulty\n");
+    let mut input = String::from("# made for this test\n\nid,puzzle,solution,clues,difficulty\n");
     input += &format!("\"a,1\",{},{},25,\"1.5\"\n", pairs[0].0, pairs[0].1);
     input += &format!("\"multi\nline\",\"{}\",{},24,2\n", pairs[1].0, pairs[1].1);
     input += &format!("\"say \"\"hi\"\"\",{},{},23,3\n", pairs[2].0, pairs[2].1);
@@ -301,7 +301,7 @@ fn csv_id_puzzle_layout_with_quoted_fields() {
     assert_eq!(rows.len(), 5);
     let stderr = String::from_utf8(run.stderr).unwrap();
     assert!(
-        stderr.contains(&format!("{}:7: invalid: givens clash", path.display())),
+        stderr.contains(&format!("{}:9: invalid: givens clash", path.display())),
         "{stderr}"
     );
     // The puzzle column by name, and count through the same layout.

@@ -155,8 +155,16 @@ pub fn run(config: &Config) -> Result<Summary, BatchError> {
         }
         FormatChoice::Csv if prefix.is_empty() => Format::Line,
         FormatChoice::Csv => {
-            let end = match formats::csv::first_row_end(prefix) {
-                Some(end) => end,
+            // Blank and `#` lines before the header are skipped, like everywhere else.
+            let mut start = 0;
+            while let Some(len) = prefix[start..].iter().position(|&b| b == b'\n') {
+                if !formats::is_skipped(&prefix[start..start + len]) {
+                    break;
+                }
+                start += len + 1;
+            }
+            let end = match formats::csv::first_row_end(&prefix[start..]) {
+                Some(end) => start + end,
                 None if prefix.len() < PEEK => prefix.len(),
                 None => {
                     return Err(input_error(
@@ -164,8 +172,9 @@ pub fn run(config: &Config) -> Result<Summary, BatchError> {
                     ))
                 }
             };
-            let layout = Layout::from_header(&prefix[..end], config.column.as_deref(), config.task)
-                .map_err(input_error)?;
+            let layout =
+                Layout::from_header(&prefix[start..end], config.column.as_deref(), config.task)
+                    .map_err(input_error)?;
             first_line = memchr::memchr_iter(b'\n', &prefix[..end]).count() as u64;
             header = layout.header().to_vec();
             reader.skip(end);
