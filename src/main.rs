@@ -25,8 +25,9 @@ fn main() -> ExitCode {
         }
         Err(BatchError::OutputClosed) => ExitCode::SUCCESS,
         Err(e) => {
+            // The engine's messages already name their cause; print the top one only.
             let e = anyhow::Error::from(e);
-            eprintln!("sudoku-batch: error: {e:#}");
+            eprintln!("sudoku-batch: error: {e}");
             ExitCode::from(2)
         }
     }

@@ -77,6 +77,9 @@ pub struct Reader {
 }
 
 const READ_PIECE: usize = 64 * 1024;
+/// A streamed record may grow a block up to this size; beyond it the run stops with an error
+/// rather than holding an unbounded record in memory (a mapped file has no such limit).
+const MAX_STREAMED_RECORD: usize = 256 << 20;
 
 impl Reader {
     /// Maps `file` if it is a non-empty regular file and mapping works; streams it otherwise.
@@ -189,7 +192,16 @@ impl Reader {
                         block.truncate(cut);
                         return Ok(Some(Chunk::Owned(block)));
                     }
-                    want = block.len() * 2;
+                    if block.len() >= MAX_STREAMED_RECORD {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!(
+                                "a record longer than {} MiB (no record boundary found); map a file instead of piping it",
+                                MAX_STREAMED_RECORD >> 20
+                            ),
+                        ));
+                    }
+                    want = (block.len() * 2).min(MAX_STREAMED_RECORD);
                 }
             }
         }
