@@ -480,3 +480,75 @@ fn no_input_with_a_terminal_on_stdin_prints_usage() {
     let text = String::from_utf8_lossy(&run.stdout);
     assert!(text.contains("Usage: sudoku-batch solve"), "{text}");
 }
+
+#[test]
+fn output_streams_while_the_input_is_still_open() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command as Std, Stdio};
+    let solutions = bin()
+        .args(["solve", "-q"])
+        .arg(sample())
+        .output()
+        .unwrap()
+        .stdout;
+    let first_solution = String::from_utf8(solutions)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let puzzles = sample_puzzles();
+    let mut child = Std::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+        .args(["solve", "-q", "-j", "2", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // More than one block (at most 1 MiB) yet less than the blocks in flight can hold, so the test
+    // cannot deadlock; the input stays open while the first answers are read.
+    let chunk: String = (0..40_000)
+        .map(|i| format!("{}\n", puzzles[i % puzzles.len()]))
+        .collect();
+    stdin.write_all(chunk.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim_end(), first_solution);
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "still running: the input is open"
+    );
+    drop(stdin);
+    let rest = out.lines().count();
+    assert_eq!(rest, 20_000 - 1);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_read_without_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let input = std::fs::read(sample()).unwrap();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, input).unwrap())
+    };
+    let run = bin().args(["solve", "-q"]).arg(&fifo).output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    let expected = bin()
+        .args(["solve", "-q"])
+        .arg(sample())
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(run.stdout, expected);
+}
