@@ -507,7 +507,7 @@ fn output_streams_while_the_input_is_still_open() {
     let mut stdin = child.stdin.take().unwrap();
     // More than one block (at most 1 MiB) yet less than the blocks in flight can hold, so the test
     // cannot deadlock; the input stays open while the first answers are read.
-    let chunk: String = (0..40_000)
+    let chunk: String = (0..20_000)
         .map(|i| format!("{}\n", puzzles[i % puzzles.len()]))
         .collect();
     stdin.write_all(chunk.as_bytes()).unwrap();
