@@ -82,6 +82,8 @@ pub enum BatchError {
     Create { path: PathBuf, source: io::Error },
     #[error("{name}: write error: {source}")]
     Write { name: String, source: io::Error },
+    #[error("{path}: cannot move the finished output into place: {source}")]
+    Finish { path: PathBuf, source: io::Error },
     #[error("{name}: {message}")]
     Input { name: String, message: String },
     /// The reader of the output went away (a closed pipe): not worth a message.
@@ -264,13 +266,18 @@ pub fn run(config: &Config) -> Result<Summary, BatchError> {
         },
     })?;
     read_result.map_err(read_error)?;
-    sink.finish().map_err(|source| match source.kind() {
-        io::ErrorKind::BrokenPipe => BatchError::OutputClosed,
-        _ => BatchError::Write {
-            name: out_name,
-            source,
-        },
-    })?;
+    sink.finish()
+        .map_err(|source| match (&config.output, source.kind()) {
+            (_, io::ErrorKind::BrokenPipe) => BatchError::OutputClosed,
+            (Output::Path(path), _) => BatchError::Finish {
+                path: path.clone(),
+                source,
+            },
+            (Output::Stdout, _) => BatchError::Write {
+                name: out_name,
+                source,
+            },
+        })?;
 
     let seconds = started.elapsed().as_secs_f64();
     Ok(Summary {
