@@ -1,0 +1,276 @@
+//! The reader: cuts the input into blocks that end on record boundaries.
+//!
+//! Regular files are memory-mapped, and a block is a range of the map (no copy). Anything that
+//! cannot be mapped (stdin, pipes, special files, empty or `/proc`-style files that report length 0)
+//! is streamed: read in pieces into a recycled buffer, cut at the last record boundary, and the tail
+//! carried to the next block. Nothing reads the whole input.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::ops::Range;
+use std::sync::Arc;
+
+use memmap2::Mmap;
+
+use crate::formats::Format;
+
+/// One block of input: whole records.
+pub enum Chunk {
+    Mapped { map: Arc<Mmap>, range: Range<usize> },
+    Owned(Vec<u8>),
+}
+
+impl Chunk {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Chunk::Mapped { map, range } => &map[range.clone()],
+            Chunk::Owned(v) => v,
+        }
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> usize {
+        self.bytes().len()
+    }
+
+    /// Tells the kernel that a mapped block is done with, so resident memory stays flat on huge
+    /// files; gives back the buffer of a streamed block for reuse.
+    pub fn release(self) -> Option<Vec<u8>> {
+        match self {
+            Chunk::Mapped { map, range } => {
+                #[cfg(unix)]
+                // SAFETY: the map is a read-only shared file mapping, so MADV_DONTNEED only drops
+                // clean page-cache-backed pages; a later access (a block still being solved that
+                // shares the boundary page) faults them back in with the same contents.
+                unsafe {
+                    let _ = map.unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        range.start,
+                        range.len(),
+                    );
+                }
+                let _ = (map, range);
+                None
+            }
+            Chunk::Owned(v) => Some(v),
+        }
+    }
+}
+
+enum Kind {
+    Mapped {
+        map: Arc<Mmap>,
+        pos: usize,
+    },
+    Stream {
+        inner: Box<dyn Read>,
+        /// Bytes read but not yet handed out (the tail after the last boundary, or peeked bytes).
+        carry: Vec<u8>,
+        eof: bool,
+    },
+}
+
+/// Splits an input into blocks of whole records.
+pub struct Reader {
+    kind: Kind,
+    block_size: usize,
+}
+
+const READ_PIECE: usize = 64 * 1024;
+/// A streamed record may grow a block up to this size; beyond it the run stops with an error
+/// rather than holding an unbounded record in memory (a mapped file has no such limit).
+const MAX_STREAMED_RECORD: usize = 256 << 20;
+
+impl Reader {
+    /// Maps `file` if it is a non-empty regular file and mapping works; streams it otherwise.
+    pub fn from_file(file: File, block_size: usize) -> io::Result<Reader> {
+        let meta = file.metadata()?;
+        if meta.is_file() && meta.len() > 0 {
+            // SAFETY: the contract of a file mapping is that nobody truncates or rewrites the file
+            // while it is mapped; if someone does, the bytes may change under us or a read may
+            // fault (SIGBUS). That is the same contract ripgrep and other mmap readers accept for
+            // batch input; the map is read-only and every access is bounds-checked against it.
+            if let Ok(map) = unsafe { Mmap::map(&file) } {
+                #[cfg(unix)]
+                let _ = map.advise(memmap2::Advice::Sequential);
+                return Ok(Reader {
+                    kind: Kind::Mapped {
+                        map: Arc::new(map),
+                        pos: 0,
+                    },
+                    block_size,
+                });
+            }
+        }
+        Ok(Reader::from_stream(Box::new(file), block_size))
+    }
+
+    /// Streams any reader (stdin, a pipe) in blocks.
+    pub fn from_stream(inner: Box<dyn Read>, block_size: usize) -> Reader {
+        Reader {
+            kind: Kind::Stream {
+                inner,
+                carry: Vec::new(),
+                eof: false,
+            },
+            block_size,
+        }
+    }
+
+    /// Input size in bytes when known (mapped files), for the progress bar.
+    pub fn total_len(&self) -> Option<u64> {
+        match &self.kind {
+            Kind::Mapped { map, .. } => Some(map.len() as u64),
+            Kind::Stream { .. } => None,
+        }
+    }
+
+    /// The next `n` bytes without consuming them; fewer only at the end of the input.
+    pub fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        match &mut self.kind {
+            Kind::Mapped { map, pos } => Ok(&map[*pos..(*pos + n).min(map.len())]),
+            Kind::Stream { inner, carry, eof } => {
+                while carry.len() < n && !*eof {
+                    *eof = fill(inner.as_mut(), carry, n - carry.len())?;
+                }
+                Ok(&carry[..n.min(carry.len())])
+            }
+        }
+    }
+
+    /// Consumes `n` bytes (at most what [`Reader::peek`] returned).
+    pub fn skip(&mut self, n: usize) {
+        match &mut self.kind {
+            Kind::Mapped { map, pos } => *pos = (*pos + n).min(map.len()),
+            Kind::Stream { carry, .. } => {
+                carry.drain(..n.min(carry.len()));
+            }
+        }
+    }
+
+    /// The next block of whole records, or `None` at the end. `buf` is a recycled buffer that a
+    /// streamed block takes over.
+    pub fn next_block(&mut self, format: &Format, buf: &mut Vec<u8>) -> io::Result<Option<Chunk>> {
+        let block_size = self.block_size;
+        match &mut self.kind {
+            Kind::Mapped { map, pos } => {
+                let len = map.len();
+                if *pos >= len {
+                    return Ok(None);
+                }
+                let start = *pos;
+                let mut end = (start + block_size).min(len);
+                while end < len {
+                    if let Some(cut) = format.last_boundary(&map[start..end]) {
+                        end = start + cut;
+                        break;
+                    }
+                    // A record longer than the block: widen the window.
+                    end = (start + 2 * (end - start)).min(len);
+                }
+                *pos = end;
+                Ok(Some(Chunk::Mapped {
+                    map: Arc::clone(map),
+                    range: start..end,
+                }))
+            }
+            Kind::Stream { inner, carry, eof } => {
+                let mut block = std::mem::take(buf);
+                block.clear();
+                block.append(carry);
+                let mut want = block_size;
+                loop {
+                    while block.len() < want && !*eof {
+                        let missing = want - block.len();
+                        *eof = fill(inner.as_mut(), &mut block, missing)?;
+                    }
+                    if *eof {
+                        return Ok((!block.is_empty()).then_some(Chunk::Owned(block)));
+                    }
+                    if let Some(cut) = format.last_boundary(&block) {
+                        carry.extend_from_slice(&block[cut..]);
+                        block.truncate(cut);
+                        return Ok(Some(Chunk::Owned(block)));
+                    }
+                    if block.len() >= MAX_STREAMED_RECORD {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!(
+                                "a record longer than {} MiB (no record boundary found); map a file instead of piping it",
+                                MAX_STREAMED_RECORD >> 20
+                            ),
+                        ));
+                    }
+                    want = (block.len() * 2).min(MAX_STREAMED_RECORD);
+                }
+            }
+        }
+    }
+}
+
+/// Appends one read of up to `want` bytes (at most a read piece) to `buf`; true at end of input.
+fn fill(inner: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    let len = buf.len();
+    buf.resize(len + want.clamp(1, READ_PIECE), 0);
+    let result = loop {
+        match inner.read(&mut buf[len..]) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => break other,
+        }
+    };
+    let n = *result.as_ref().unwrap_or(&0);
+    buf.truncate(len + n);
+    result.map(|n| n == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks(reader: &mut Reader, format: &Format) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut buf = Vec::new();
+        while let Some(chunk) = reader.next_block(format, &mut buf).unwrap() {
+            out.push(chunk.bytes().to_vec());
+        }
+        out
+    }
+
+    #[test]
+    fn streamed_blocks_end_on_lines_and_keep_every_byte() {
+        let text: Vec<u8> = (0..1000)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .chain(*b"last")
+            .collect();
+        let mut reader = Reader::from_stream(Box::new(io::Cursor::new(text.clone())), 100);
+        let got = blocks(&mut reader, &Format::Line);
+        assert!(got.len() > 10);
+        assert!(got[..got.len() - 1].iter().all(|b| b.ends_with(b"\n")));
+        assert_eq!(got.concat(), text);
+    }
+
+    #[test]
+    fn long_records_widen_the_block() {
+        let mut text = vec![b'x'; 10_000];
+        text.extend_from_slice(b"\nshort\n");
+        let mut reader = Reader::from_stream(Box::new(io::Cursor::new(text.clone())), 100);
+        let got = blocks(&mut reader, &Format::Line);
+        assert!(got[0].len() > 10_000 && got[0].ends_with(b"\n"));
+        assert_eq!(got.concat(), text);
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        io::Write::write_all(&mut file, &text).unwrap();
+        let mut mapped = Reader::from_file(file.reopen().unwrap(), 100).unwrap();
+        assert!(mapped.total_len().is_some());
+        let got = blocks(&mut mapped, &Format::Line);
+        assert!(got[0].len() > 10_000);
+        assert_eq!(got.concat(), text);
+    }
+
+    #[test]
+    fn peek_then_skip_on_a_stream() {
+        let mut reader = Reader::from_stream(Box::new(io::Cursor::new(b"head\nrow\n".to_vec())), 4);
+        assert_eq!(reader.peek(100).unwrap(), b"head\nrow\n");
+        reader.skip(5);
+        assert_eq!(blocks(&mut reader, &Format::Line).concat(), b"row\n");
+    }
+}

@@ -1,0 +1,318 @@
+//! The CSV format: a header row, then one puzzle per row. The puzzle column is found by its header
+//! name (`puzzle`, `quizzes`, `quiz`, `sudoku`, or `--column NAME`); blanks may be `0` or `.`.
+//! Parsing and writing go through the `csv` crate (quotes, CRLF, a missing final newline).
+//!
+//! Output is CSV: the key columns (`id` if present, then the puzzle column), then the answer
+//! (`solution` for solve, `solutions` for count), then `status`; one row per input row, in order.
+
+use super::{answer, tally_answer, verify, Answer, BlockOut, Task, Verified};
+use crate::grid::{Grid, CELLS};
+
+/// Header names taken as the puzzle column, in order of preference (case-insensitive).
+pub const PUZZLE_NAMES: [&str; 5] = ["puzzle", "quizzes", "quiz", "sudoku", "puzzles"];
+/// Header names taken as the solution column (for `check`).
+pub const SOLUTION_NAMES: [&str; 2] = ["solution", "solutions"];
+
+/// Where the columns are, learned from the header.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    puzzle: usize,
+    solution: Option<usize>,
+    id: Option<usize>,
+    /// The output header row, with its line feed.
+    header: Vec<u8>,
+}
+
+/// Offset just past the first line feed that is outside quotes (the end of the header row).
+pub fn first_row_end(buf: &[u8]) -> Option<usize> {
+    let mut inside = false;
+    for (i, &b) in buf.iter().enumerate() {
+        match b {
+            b'"' => inside = !inside,
+            b'\n' if !inside => return Some(i + 1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Offset just past the last line feed of `buf` that is outside quotes (`buf` starts outside).
+pub fn last_boundary(buf: &[u8]) -> Option<usize> {
+    let mut odd = memchr::memchr_iter(b'"', buf).count() % 2 == 1;
+    for i in (0..buf.len()).rev() {
+        match buf[i] {
+            b'\n' if !odd => return Some(i + 1),
+            b'"' => odd = !odd,
+            _ => {}
+        }
+    }
+    None
+}
+
+fn reader(data: &[u8]) -> csv::Reader<&[u8]> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .comment(Some(b'#'))
+        .from_reader(data)
+}
+
+fn writer(buf: Vec<u8>) -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .flexible(true)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(buf)
+}
+
+impl Layout {
+    /// Reads the header row and finds the columns. `column` overrides the puzzle column's name.
+    pub fn from_header(header: &[u8], column: Option<&str>, task: Task) -> Result<Layout, String> {
+        let mut record = csv::ByteRecord::new();
+        match reader(header).read_byte_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) => return Err("the CSV input has no header row".into()),
+            Err(e) => return Err(format!("cannot read the CSV header: {e}")),
+        }
+        let names: Vec<String> = record
+            .iter()
+            .map(|f| String::from_utf8_lossy(f).trim().to_string())
+            .collect();
+        let find = |wanted: &[&str]| {
+            wanted
+                .iter()
+                .find_map(|w| names.iter().position(|n| n.eq_ignore_ascii_case(w)))
+        };
+        let puzzle = match column {
+            Some(name) => names.iter().position(|n| n == name).ok_or_else(|| {
+                format!("no column named {name:?} in the CSV header {names:?}")
+            })?,
+            None => find(&PUZZLE_NAMES).ok_or_else(|| {
+                format!(
+                    "no puzzle column in the CSV header {names:?} (looked for {PUZZLE_NAMES:?}); name it with --column"
+                )
+            })?,
+        };
+        let solution = find(&SOLUTION_NAMES).filter(|&s| s != puzzle);
+        if matches!(task, Task::Check { .. }) && solution.is_none() {
+            return Err(format!(
+                "check needs a solution column; the CSV header {names:?} has none of {SOLUTION_NAMES:?}"
+            ));
+        }
+        let id = find(&["id"]).filter(|&i| i != puzzle);
+        let mut out = writer(Vec::new());
+        let mut row = csv::ByteRecord::new();
+        if let Some(i) = id {
+            row.push_field(names[i].as_bytes());
+        }
+        row.push_field(names[puzzle].as_bytes());
+        match task {
+            Task::Solve { .. } => row.push_field(b"solution"),
+            Task::Count { .. } => row.push_field(b"solutions"),
+            Task::Check { .. } => {}
+        }
+        row.push_field(b"status");
+        out.write_byte_record(&row).expect("writing to memory");
+        Ok(Layout {
+            puzzle,
+            solution,
+            id,
+            header: out.into_inner().expect("writing to memory"),
+        })
+    }
+
+    /// The output header row.
+    pub fn header(&self) -> &[u8] {
+        &self.header
+    }
+
+    /// Parses and answers every row of `block`.
+    pub fn process(&self, block: &[u8], task: Task, out: &mut BlockOut) {
+        let mut rdr = reader(block);
+        let mut wtr = writer(std::mem::take(&mut out.bytes));
+        let mut rec = csv::ByteRecord::new();
+        let mut row = csv::ByteRecord::new();
+        // The csv crate's positions go wrong on CRLF and comment lines, so line numbers come
+        // from walking the same rows by hand, in step with its records.
+        let mut rows = Rows {
+            block,
+            pos: 0,
+            line: 1,
+        };
+        loop {
+            match rdr.read_byte_record(&mut rec) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    // Not reachable with flexible byte records over memory; kept as a record.
+                    out.tally.records += 1;
+                    out.tally.invalid += 1;
+                    out.note(rows.line, || format!("invalid: {e}"));
+                    break;
+                }
+            }
+            let line = rows.next().unwrap_or(0);
+            if rec.len() == 1 && rec[0].trim_ascii().is_empty() {
+                continue; // a blank line: not a record
+            }
+            out.tally.records += 1;
+            row.clear();
+            if let Some(i) = self.id {
+                row.push_field(rec.get(i).unwrap_or_default());
+            }
+            let field = rec.get(self.puzzle);
+            row.push_field(field.unwrap_or_default());
+            let mut digits = [0u8; CELLS];
+            let mut count = Vec::new();
+            let status: std::borrow::Cow<'static, str> = match self.row(field, &rec, task) {
+                Err(reason) => {
+                    out.tally.invalid += 1;
+                    out.note(line, || format!("invalid: {reason}"));
+                    if !matches!(task, Task::Check { .. }) {
+                        row.push_field(b"");
+                    }
+                    format!("invalid: {reason}").into()
+                }
+                Ok(RowAnswer::Verified(Verified::Ok)) => {
+                    out.tally.solved += 1;
+                    "ok".into()
+                }
+                Ok(RowAnswer::Verified(Verified::Wrong(reason))) => {
+                    out.tally.wrong += 1;
+                    out.note(line, || format!("wrong: {reason}"));
+                    format!("wrong: {reason}").into()
+                }
+                Ok(RowAnswer::Answer(a)) => {
+                    tally_answer(&mut out.tally, &a);
+                    match a {
+                        Answer::Solution(s) => {
+                            s.write_digits(&mut digits);
+                            row.push_field(&digits);
+                            "solved".into()
+                        }
+                        Answer::Unsolvable => {
+                            row.push_field(match task {
+                                Task::Count { .. } => b"0",
+                                _ => b"",
+                            });
+                            out.note(line, || "unsolvable".into());
+                            "unsolvable".into()
+                        }
+                        Answer::Count { found, at_limit } => {
+                            super::push_count(&mut count, found, at_limit);
+                            row.push_field(&count);
+                            "ok".into()
+                        }
+                    }
+                }
+            };
+            row.push_field(status.as_bytes());
+            wtr.write_byte_record(&row).expect("writing to memory");
+        }
+        out.bytes = wtr.into_inner().expect("writing to memory");
+    }
+
+    fn row(
+        &self,
+        field: Option<&[u8]>,
+        rec: &csv::ByteRecord,
+        task: Task,
+    ) -> Result<RowAnswer, String> {
+        let field = field.ok_or_else(|| format!("the row has no column {}", self.puzzle + 1))?;
+        let puzzle = Grid::parse(field.trim_ascii()).map_err(|e| e.to_string())?;
+        match task {
+            Task::Check { unique } => {
+                let solution = self
+                    .solution
+                    .and_then(|s| rec.get(s))
+                    .ok_or("the row has no solution column")?;
+                verify(&puzzle, solution.trim_ascii(), unique).map(RowAnswer::Verified)
+            }
+            _ => answer(task, &puzzle).map(RowAnswer::Answer),
+        }
+    }
+}
+
+/// The rows of a block as the csv crate sees them (empty lines and `#` comment lines skipped),
+/// yielding the 1-based line each row starts on.
+struct Rows<'a> {
+    block: &'a [u8],
+    pos: usize,
+    line: u64,
+}
+
+impl Iterator for Rows<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        while self.pos < self.block.len() {
+            let rest = &self.block[self.pos..];
+            let end = first_row_end(rest).unwrap_or(rest.len());
+            let row = &rest[..end];
+            let start = self.line;
+            self.line += memchr::memchr_iter(b'\n', row).count() as u64;
+            self.pos += end;
+            let body = super::strip_cr(row.strip_suffix(b"\n").unwrap_or(row));
+            if !body.is_empty() && body[0] != b'#' {
+                return Some(start);
+            }
+        }
+        None
+    }
+}
+
+enum RowAnswer {
+    Answer(Answer),
+    Verified(Verified),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boundaries_skip_quoted_newlines() {
+        assert_eq!(last_boundary(b"a,\"x\ny\"\nb,\"p\nq"), Some(8));
+        assert_eq!(last_boundary(b"a,\"x\ny"), None);
+        assert_eq!(first_row_end(b"\"i\nd\",puzzle\r\nx"), Some(14));
+    }
+
+    #[test]
+    fn header_finds_columns() {
+        let l = Layout::from_header(
+            b"id,puzzle,solution,clues,difficulty\n",
+            None,
+            Task::Check { unique: false },
+        )
+        .unwrap();
+        assert_eq!((l.id, l.puzzle, l.solution), (Some(0), 1, Some(2)));
+        assert_eq!(l.header(), b"id,puzzle,status\n");
+        let l = Layout::from_header(
+            b"quizzes,solutions\r\n",
+            None,
+            Task::Solve { lexmin: false },
+        )
+        .unwrap();
+        assert_eq!((l.id, l.puzzle, l.solution), (None, 0, Some(1)));
+        assert_eq!(l.header(), b"quizzes,solution,status\n");
+        assert!(Layout::from_header(b"a,b\n", None, Task::Solve { lexmin: false }).is_err());
+        let l = Layout::from_header(b"a,b\n", Some("b"), Task::Count { limit: 2 }).unwrap();
+        assert_eq!(l.header(), b"b,solutions,status\n");
+    }
+
+    #[test]
+    fn notes_name_the_right_lines_with_crlf_and_quoted_newlines() {
+        let layout =
+            Layout::from_header(b"id,puzzle\n", None, Task::Solve { lexmin: false }).unwrap();
+        let mut out = BlockOut {
+            note_cap: 10,
+            ..Default::default()
+        };
+        layout.process(
+            b"a,x\r\n\"b\nc\",y\r\n# c\r\n\r\nd,z",
+            Task::Solve { lexmin: false },
+            &mut out,
+        );
+        let lines: Vec<u64> = out.notes.iter().map(|n| n.line).collect();
+        assert_eq!(lines, [1, 2, 6]);
+    }
+}

@@ -1,0 +1,200 @@
+//! The grid format: nine lines of nine cells per puzzle (`0` or `.` for blanks), the cells either
+//! separated by single spaces (`0 3 5 4 6 9 2 7 8`) or not at all (`035469278`). Grids are
+//! separated by blank lines; `#` lines are ignored. A record is a run of non-blank lines, so a
+//! malformed grid never swallows the next one.
+//!
+//! Output keeps the style of each input grid: nine lines, spaced if the input was; grids are
+//! separated by a blank line. A grid that is not answered gets one status line instead.
+
+use super::line::push_status;
+use super::{answer, strip_cr, tally_answer, Answer, BlockOut, Task};
+use crate::grid::{Grid, CELLS};
+
+/// Parses one row: nine cells, unseparated or separated by single spaces. Returns the values
+/// (`0` blank) and whether the row was spaced.
+pub fn parse_row(text: &[u8]) -> Option<([u8; 9], bool)> {
+    let (spaced, step) = match text.len() {
+        9 => (false, 1),
+        17 => (true, 2),
+        _ => return None,
+    };
+    if spaced && (1..17).step_by(2).any(|i| text[i] != b' ') {
+        return None;
+    }
+    let mut row = [0u8; 9];
+    for (k, cell) in row.iter_mut().enumerate() {
+        *cell = match text[k * step] {
+            b @ b'1'..=b'9' => b - b'0',
+            b'0' | b'.' => 0,
+            _ => return None,
+        };
+    }
+    Some((row, spaced))
+}
+
+/// Offset just past the last blank line of `buf` that ends with a line feed.
+pub fn last_boundary(buf: &[u8]) -> Option<usize> {
+    let mut end = buf.len();
+    loop {
+        let nl = memchr::memrchr(b'\n', &buf[..end])?;
+        let start = memchr::memrchr(b'\n', &buf[..nl]).map_or(0, |i| i + 1);
+        if buf[start..nl].trim_ascii().is_empty() {
+            return Some(nl + 1);
+        }
+        if start == 0 {
+            return None;
+        }
+        end = start;
+    }
+}
+
+struct Pending {
+    first_line: u64,
+    rows: usize,
+    cells: [u8; CELLS],
+    spaced: bool,
+    /// First problem: the line it is on and the reason.
+    error: Option<(u64, String)>,
+}
+
+/// Parses and answers every grid of `block`.
+pub fn process(block: &[u8], task: Task, out: &mut BlockOut) {
+    let mut pending: Option<Pending> = None;
+    for (i, raw) in block.split(|&b| b == b'\n').enumerate() {
+        let line_no = i as u64 + 1;
+        let line = strip_cr(raw).trim_ascii();
+        if line.is_empty() {
+            if let Some(p) = pending.take() {
+                finish(p, task, out);
+            }
+            continue;
+        }
+        if line[0] == b'#' {
+            continue;
+        }
+        let p = pending.get_or_insert(Pending {
+            first_line: line_no,
+            rows: 0,
+            cells: [0; CELLS],
+            spaced: false,
+            error: None,
+        });
+        p.rows += 1;
+        if p.rows > 9 || p.error.is_some() {
+            continue;
+        }
+        match parse_row(line) {
+            Some((row, spaced)) => {
+                if p.rows == 1 {
+                    p.spaced = spaced;
+                }
+                p.cells[(p.rows - 1) * 9..p.rows * 9].copy_from_slice(&row);
+            }
+            None => {
+                p.error = Some((
+                    line_no,
+                    format!(
+                        "row {} is not nine cells (digits, 0 or . for blanks), unseparated or separated by single spaces",
+                        p.rows
+                    ),
+                ))
+            }
+        }
+    }
+    if let Some(p) = pending.take() {
+        finish(p, task, out);
+    }
+}
+
+fn finish(p: Pending, task: Task, out: &mut BlockOut) {
+    out.tally.records += 1;
+    if !out.bytes.is_empty() {
+        out.bytes.push(b'\n');
+    }
+    let problem = match p.error {
+        Some(e) => Some(e),
+        None if p.rows != 9 => Some((
+            p.first_line,
+            format!("a grid needs 9 rows, this one has {}", p.rows),
+        )),
+        None => None,
+    };
+    let result = match problem {
+        Some(e) => Err(e),
+        None => {
+            let puzzle = Grid::from_cells(p.cells).expect("cells are 0..=9");
+            match task {
+                Task::Check { .. } => Err((
+                    p.first_line,
+                    "check needs puzzles that carry solutions (line or CSV format)".into(),
+                )),
+                _ => answer(task, &puzzle).map_err(|r| (p.first_line, r)),
+            }
+        }
+    };
+    match result {
+        Err((line, reason)) => {
+            out.tally.invalid += 1;
+            push_status(&mut out.bytes, "invalid: ", &reason);
+            out.note(line, || format!("invalid: {reason}"));
+        }
+        Ok(a) => {
+            tally_answer(&mut out.tally, &a);
+            match a {
+                Answer::Solution(s) => push_grid(&mut out.bytes, &s, p.spaced),
+                Answer::Unsolvable => {
+                    out.bytes.extend_from_slice(match task {
+                        Task::Count { .. } => b"0\n",
+                        _ => b"unsolvable\n",
+                    });
+                    out.note(p.first_line, || "unsolvable".into());
+                }
+                Answer::Count { found, at_limit } => {
+                    super::push_count(&mut out.bytes, found, at_limit);
+                    out.bytes.push(b'\n');
+                }
+            }
+        }
+    }
+}
+
+/// Appends nine lines of nine digits, spaced or not.
+pub fn push_grid(bytes: &mut Vec<u8>, grid: &Grid, spaced: bool) {
+    for row in grid.cells().chunks_exact(9) {
+        for (k, &v) in row.iter().enumerate() {
+            if spaced && k > 0 {
+                bytes.push(b' ');
+            }
+            bytes.push(b'0' + v);
+        }
+        bytes.push(b'\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_parse_in_both_styles() {
+        assert_eq!(
+            parse_row(b"0 3 5 4 6 9 2 7 8"),
+            Some(([0, 3, 5, 4, 6, 9, 2, 7, 8], true))
+        );
+        assert_eq!(
+            parse_row(b"10300050."),
+            Some(([1, 0, 3, 0, 0, 0, 5, 0, 0], false))
+        );
+        assert_eq!(parse_row(b"0 3 5 4 6 9 2 7  "), None);
+        assert_eq!(parse_row(b"0  3 5 4 6 9 2 7 8"), None);
+        assert_eq!(parse_row(b"12345678x"), None);
+    }
+
+    #[test]
+    fn boundary_is_after_the_last_blank_line() {
+        assert_eq!(last_boundary(b"123\n\n456\n"), Some(5));
+        assert_eq!(last_boundary(b"123\r\n \r\n456"), Some(8));
+        assert_eq!(last_boundary(b"123\n456\n"), None);
+        assert_eq!(last_boundary(b"\n123"), Some(1));
+    }
+}

@@ -1,0 +1,554 @@
+//! End-to-end tests of the batch engine through the real binary: order, stdin, bad records, empty
+//! input, count, exit codes, output files. Outputs are checked with the independent
+//! `../shared/tools/sudoku_check.py`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt")
+}
+
+/// The 20 shipped sample puzzles (all with one solution).
+fn sample_puzzles() -> Vec<String> {
+    std::fs::read_to_string(sample())
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l[..81].to_string())
+        .collect()
+}
+
+/// Runs the independent checker on a puzzles file and an output file; panics unless it agrees.
+fn independent_check(puzzles: &Path, output: &Path) {
+    let tool = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/sudoku_check.py");
+    assert!(tool.is_file(), "checker missing at {}", tool.display());
+    let run = std::process::Command::new("python3")
+        .arg(&tool)
+        .arg(puzzles)
+        .arg(output)
+        .args(["--verify-unsolved", "50"])
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "sudoku_check.py failed:\n{text}");
+    assert!(text.contains("OK"), "{text}");
+}
+
+/// A solved grid with `blanks` cells emptied: an easy puzzle.
+fn easy_from(solution: &str, blanks: usize, seed: usize) -> String {
+    let mut cells: Vec<u8> = solution.bytes().collect();
+    for k in 0..blanks {
+        cells[(seed * 7 + k * 29) % 81] = b'.';
+    }
+    String::from_utf8(cells).unwrap()
+}
+
+const UNSOLVABLE: &str =
+    "12345678.........9...............................................................";
+
+#[test]
+fn order_is_kept_with_8_threads_across_hard_and_easy_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let hard = sample_puzzles();
+    let solved = bin().arg("solve").arg(sample()).arg("-q").output().unwrap();
+    let solutions: Vec<String> = String::from_utf8(solved.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(solutions.len(), hard.len());
+    // Runs of hard puzzles (many guesses) among long runs of easy ones, over many blocks.
+    let mut input = String::new();
+    for run in 0..24 {
+        for i in 0..150 {
+            input += &hard[(run + i) % hard.len()];
+            input += "\n";
+        }
+        for i in 0..1500 {
+            input += &easy_from(&solutions[i % solutions.len()], 12, i);
+            input += "\n";
+        }
+    }
+    let puzzles = dir.path().join("mixed.txt");
+    std::fs::write(&puzzles, &input).unwrap();
+    let out8 = dir.path().join("out8.txt");
+    let out1 = dir.path().join("out1.txt");
+    bin()
+        .args(["solve", "-j", "8", "-q"])
+        .arg(&puzzles)
+        .arg("-o")
+        .arg(&out8)
+        .assert()
+        .code(0);
+    bin()
+        .args(["solve", "-j", "1", "-q"])
+        .arg(&puzzles)
+        .arg("-o")
+        .arg(&out1)
+        .assert()
+        .code(0);
+    let text8 = std::fs::read_to_string(&out8).unwrap();
+    assert_eq!(text8.lines().count(), 24 * 1650);
+    // Every hard puzzle has one solution, so its line is known exactly.
+    for (i, line) in text8.lines().enumerate().filter(|(i, _)| i % 1650 < 150) {
+        let run = i / 1650;
+        assert_eq!(
+            line,
+            solutions[(run + i % 1650) % hard.len()],
+            "line {}",
+            i + 1
+        );
+    }
+    independent_check(&puzzles, &out8);
+    assert_eq!(text8, std::fs::read_to_string(&out1).unwrap());
+}
+
+#[test]
+fn public_hard_set_in_order_with_8_threads() {
+    let Some(data) = common::data_dir("public_hard_set_in_order_with_8_threads") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let puzzles = data.join("puzzles6_forum_hardest_1106");
+    let out = dir.path().join("out.txt");
+    bin()
+        .args(["solve", "-j", "8", "-q"])
+        .arg(&puzzles)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(0);
+    independent_check(&puzzles, &out);
+}
+
+#[test]
+fn stdin_to_stdout_matches_the_file_path() {
+    let from_file = bin().arg("solve").arg(sample()).output().unwrap();
+    assert_eq!(from_file.status.code(), Some(0));
+    let input = std::fs::read(sample()).unwrap();
+    for args in [&["solve", "-"][..], &["solve"][..]] {
+        let piped = bin()
+            .args(args)
+            .write_stdin(input.clone())
+            .output()
+            .unwrap();
+        assert_eq!(piped.status.code(), Some(0));
+        assert_eq!(piped.stdout, from_file.stdout);
+    }
+    let stderr = String::from_utf8(from_file.stderr).unwrap();
+    assert!(
+        stderr.contains("records 20, solved 20, unsolvable 0, invalid 0"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_records_get_a_status_line_and_a_message_naming_their_line() {
+    let good = &sample_puzzles()[0];
+    let mut clash = good.clone().into_bytes();
+    let first_blank = clash.iter().position(|&b| b == b'.').unwrap();
+    // Copy a given of the same row into a blank: two equal digits in one row.
+    let row = first_blank / 9;
+    let given = (row * 9..row * 9 + 9).find(|&i| clash[i] != b'.').unwrap();
+    clash[first_blank] = clash[given];
+    let clash = String::from_utf8(clash).unwrap();
+    let mut nul = good.clone().into_bytes();
+    nul[40] = 0;
+    let mut input = Vec::new();
+    input.extend_from_slice(b"# comment\n\n"); // lines 1-2: not records
+    input.extend_from_slice(format!("{good}\r\n").as_bytes()); // 3: CRLF
+    input.extend_from_slice(b"garbage here\n"); // 4
+    input.extend_from_slice(&nul); // 5: NUL byte
+    input.push(b'\n');
+    input.extend_from_slice(&vec![b'7'; 100_000]); // 6: a 100,000-character line
+    input.push(b'\n');
+    input.extend_from_slice(format!("{clash}\n").as_bytes()); // 7
+    input.extend_from_slice(format!("{UNSOLVABLE}\n").as_bytes()); // 8
+    input.extend_from_slice(b"   \t\n"); // 9: blank
+    input.extend_from_slice(format!("{good} 42;x").as_bytes()); // 10: no final newline
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.txt");
+    std::fs::write(&path, &input).unwrap();
+
+    for source in ["file", "stdin"] {
+        let mut cmd = bin();
+        cmd.arg("solve");
+        if source == "file" {
+            cmd.arg(&path);
+        } else {
+            cmd.write_stdin(input.clone());
+        }
+        let run = cmd.output().unwrap();
+        assert_eq!(run.status.code(), Some(1), "{source}");
+        let stdout = String::from_utf8(run.stdout).unwrap();
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 7, "{source}: {stdout}");
+        assert!(lines[0].len() == 81 && lines[0].bytes().all(|b| b.is_ascii_digit()));
+        assert_eq!(lines[1], "invalid: expected 81 cells, found 7");
+        assert_eq!(
+            lines[2],
+            "invalid: character 0x00 at position 41 is not a digit 1-9 or a blank (0 or .)"
+        );
+        assert_eq!(lines[3], "invalid: expected 81 cells, found 100000");
+        assert!(
+            lines[4].starts_with("invalid: givens clash: digit "),
+            "{}",
+            lines[4]
+        );
+        assert_eq!(lines[5], "unsolvable");
+        assert_eq!(lines[6], lines[0]);
+        let stderr = String::from_utf8(run.stderr).unwrap();
+        let name = if source == "file" {
+            path.display().to_string()
+        } else {
+            "<stdin>".to_string()
+        };
+        for line in [4, 5, 6, 7, 8] {
+            assert!(
+                stderr.contains(&format!("{name}:{line}: ")),
+                "{source}: line {line} in {stderr}"
+            );
+        }
+        assert!(
+            !stderr.contains(&format!("{name}:3:")) && !stderr.contains(&format!("{name}:10:"))
+        );
+        assert!(
+            stderr.contains("records 7, solved 2, unsolvable 1, invalid 4"),
+            "{stderr}"
+        );
+        let out = dir.path().join(format!("{source}.out"));
+        std::fs::write(&out, &stdout).unwrap();
+        independent_check(&path, &out);
+    }
+}
+
+#[test]
+fn messages_are_capped_then_counted() {
+    let input = "x\n".repeat(50);
+    let run = bin()
+        .args(["solve", "--max-messages", "5"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(
+        run.stdout,
+        "invalid: expected 81 cells, found 1\n"
+            .repeat(50)
+            .as_bytes()
+    );
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    assert_eq!(stderr.matches("<stdin>:").count(), 5, "{stderr}");
+    assert!(stderr.contains("<stdin>:5: ") && !stderr.contains("<stdin>:6: "));
+    assert!(stderr.contains("45 more bad records not shown"), "{stderr}");
+}
+
+#[test]
+fn empty_input_gives_empty_output_and_exit_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.txt");
+    std::fs::write(&empty, "").unwrap();
+    let out = dir.path().join("out.txt");
+    bin()
+        .arg("solve")
+        .arg(&empty)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(0);
+    assert_eq!(std::fs::read(&out).unwrap(), b"");
+    bin()
+        .arg("solve")
+        .write_stdin("")
+        .assert()
+        .code(0)
+        .stdout("");
+    bin()
+        .arg("count")
+        .write_stdin("# only a comment\n\n")
+        .assert()
+        .code(0)
+        .stdout("");
+}
+
+#[test]
+fn count_reports_solutions_up_to_the_limit() {
+    let unique = &sample_puzzles()[1];
+    let open = ".".repeat(81);
+    let input = format!("{unique}\n{open}\n{UNSOLVABLE}\n");
+    bin()
+        .arg("count")
+        .write_stdin(input.clone())
+        .assert()
+        .code(1)
+        .stdout("1\n2+\n0\n");
+    bin()
+        .args(["count", "--limit", "5"])
+        .write_stdin(format!("{unique}\n{open}\n"))
+        .assert()
+        .code(0)
+        .stdout("1\n5+\n");
+    bin()
+        .args(["count", "--limit", "1"])
+        .write_stdin(format!("{unique}\n"))
+        .assert()
+        .code(0)
+        .stdout("1+\n");
+    bin()
+        .args(["count", "--limit", "0"])
+        .write_stdin("")
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn stats_json_is_machine_readable() {
+    let run = bin()
+        .args(["solve", "-q", "--stats", "json"])
+        .arg(sample())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    let v: serde_json::Value = serde_json::from_str(stderr.trim()).expect("one JSON object");
+    assert_eq!(v["records"], 20);
+    assert_eq!(v["solved"], 20);
+    assert_eq!(v["invalid"], 0);
+    assert!(v["puzzles_per_second"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    bin().args(["solve", "--no-such-flag"]).assert().code(2);
+    bin().args(["solve", "-j", "many"]).assert().code(2);
+    let run = bin().args(["solve", "/no/such/file.txt"]).output().unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    assert!(
+        stderr.contains("/no/such/file.txt: cannot open"),
+        "{stderr}"
+    );
+    // A directory is not a readable input.
+    bin()
+        .arg("solve")
+        .arg(env!("CARGO_MANIFEST_DIR"))
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn output_into_an_unwritable_place_leaves_no_file_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir").join("out.txt");
+    let run = bin()
+        .arg("solve")
+        .arg(sample())
+        .arg("-o")
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8(run.stderr)
+        .unwrap()
+        .contains("cannot create the output file"));
+    assert!(!missing.exists());
+    // A read-only directory (root may still write there, so only when it really is unwritable).
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+        if std::fs::write(ro.join("probe"), "").is_err() {
+            bin()
+                .arg("solve")
+                .arg(sample())
+                .arg("-o")
+                .arg(ro.join("out.txt"))
+                .assert()
+                .code(2);
+        }
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_dir(&ro)
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().file_name() != "probe")
+            .count(),
+        0
+    );
+}
+
+#[test]
+fn a_failed_run_leaves_an_existing_output_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.txt");
+    std::fs::write(&out, "previous\n").unwrap();
+    bin()
+        .args(["solve", "--format", "csv", "--column", "nope"])
+        .arg(sample())
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous\n");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["out.txt"]);
+    // And a successful run replaces it whole.
+    bin()
+        .arg("solve")
+        .arg(sample())
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(0);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 20);
+}
+
+#[test]
+fn a_closed_output_pipe_ends_the_run_quietly() {
+    use std::io::Read;
+    use std::process::{Command as Std, Stdio};
+    let input = std::fs::read_to_string(sample()).unwrap().repeat(2000);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.txt");
+    std::fs::write(&path, input).unwrap();
+    let mut child = Std::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+        .arg("solve")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 82];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+}
+
+#[test]
+fn help_lists_the_flags() {
+    bin()
+        .args(["solve", "--help"])
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("--threads"));
+}
+
+#[test]
+fn no_input_with_a_terminal_on_stdin_prints_usage() {
+    // `script` runs the binary on a pseudo-terminal, so its stdin is a terminal.
+    if !Path::new("/usr/bin/script").exists() {
+        eprintln!(
+            "NOT RUN: no_input_with_a_terminal_on_stdin_prints_usage: /usr/bin/script missing"
+        );
+        return;
+    }
+    let run = std::process::Command::new("timeout")
+        .args(["20", "script", "-qec"])
+        .arg(format!("{} solve", env!("CARGO_BIN_EXE_sudoku-batch")))
+        .arg("/dev/null")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2), "usage exits 2, not a wait");
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(text.contains("Usage: sudoku-batch solve"), "{text}");
+}
+
+#[test]
+fn output_streams_while_the_input_is_still_open() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command as Std, Stdio};
+    let solutions = bin()
+        .args(["solve", "-q"])
+        .arg(sample())
+        .output()
+        .unwrap()
+        .stdout;
+    let first_solution = String::from_utf8(solutions)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let puzzles = sample_puzzles();
+    let mut child = Std::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+        .args(["solve", "-q", "-j", "2", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // More than one block (at most 1 MiB) yet less than the blocks in flight can hold, so the test
+    // cannot deadlock; the input stays open while the first answers are read.
+    let chunk: String = (0..20_000)
+        .map(|i| format!("{}\n", puzzles[i % puzzles.len()]))
+        .collect();
+    stdin.write_all(chunk.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim_end(), first_solution);
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "still running: the input is open"
+    );
+    drop(stdin);
+    let rest = out.lines().count();
+    assert_eq!(rest, 20_000 - 1);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_read_without_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let input = std::fs::read(sample()).unwrap();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, input).unwrap())
+    };
+    let run = bin().args(["solve", "-q"]).arg(&fifo).output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    let expected = bin()
+        .args(["solve", "-q"])
+        .arg(sample())
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(run.stdout, expected);
+}

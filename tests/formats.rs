@@ -1,0 +1,486 @@
+//! End-to-end tests of the record formats through the real binary: grid (both classic cases byte
+//! for byte, several grids, a malformed grid among good ones), CSV (both dataset layouts, quoted
+//! fields, CRLF), `check`, and `--lexmin` against an independent reference solver.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use sudoku_batch::Grid;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name)
+}
+
+/// (puzzle, solution) pairs of the shipped sample, solutions from the binary (checked below).
+fn sample_pairs() -> Vec<(String, String)> {
+    let run = bin()
+        .args(["solve", "-q"])
+        .arg(data("sample.txt"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    let puzzles: Vec<String> = std::fs::read_to_string(data("sample.txt"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l[..81].to_string())
+        .collect();
+    let pairs: Vec<(String, String)> = puzzles
+        .into_iter()
+        .zip(
+            String::from_utf8(run.stdout)
+                .unwrap()
+                .lines()
+                .map(String::from),
+        )
+        .collect();
+    for (p, s) in &pairs {
+        let (p, s): (Grid, Grid) = (p.parse().unwrap(), s.parse().unwrap());
+        assert!(s.solves(&p));
+    }
+    pairs
+}
+
+fn to_grid_text(line: &str, spaced: bool) -> String {
+    let mut out = String::new();
+    for row in line.as_bytes().chunks(9) {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|&b| {
+                if b == b'.' {
+                    "0".into()
+                } else {
+                    (b as char).to_string()
+                }
+            })
+            .collect();
+        out += &cells.join(if spaced { " " } else { "" });
+        out += "\n";
+    }
+    out
+}
+
+const CLASSIC_SPACES_OUT: &str = "\
+1 3 5 4 6 9 2 7 8
+7 8 2 1 3 5 6 4 9
+4 6 9 2 7 8 1 3 5
+3 2 1 5 4 6 8 9 7
+8 7 4 9 1 3 5 2 6
+5 9 6 8 2 7 4 1 3
+9 1 7 6 5 2 3 8 4
+6 4 3 7 8 1 9 5 2
+2 5 8 3 9 4 7 6 1
+";
+
+const CLASSIC_LEXMIN_OUT: &str = "\
+143628579
+572139468
+986754231
+391542786
+468917352
+725863914
+237481695
+619275843
+854396127
+";
+
+#[test]
+fn classic_task_with_spaces_byte_for_byte() {
+    bin()
+        .args(["solve", "-q"])
+        .arg(data("classic_spaces.txt"))
+        .assert()
+        .code(0)
+        .stdout(CLASSIC_SPACES_OUT);
+    // Detected without --format, and the same from stdin with the format named.
+    bin()
+        .args(["solve", "-q", "--format", "grid", "-"])
+        .write_stdin(std::fs::read(data("classic_spaces.txt")).unwrap())
+        .assert()
+        .code(0)
+        .stdout(CLASSIC_SPACES_OUT);
+}
+
+#[test]
+fn classic_variant_lexmin_byte_for_byte() {
+    bin()
+        .args(["solve", "-q", "--lexmin"])
+        .arg(data("classic_lexmin.txt"))
+        .assert()
+        .code(0)
+        .stdout(CLASSIC_LEXMIN_OUT);
+}
+
+#[test]
+fn several_grids_with_a_malformed_one_among_them() {
+    let pairs = sample_pairs();
+    let mut input = String::new();
+    input += &to_grid_text(&pairs[0].0, true); // lines 1-9
+    input += "\n"; // 10
+    let short = to_grid_text(&pairs[1].0, false);
+    input += &short
+        .lines()
+        .take(8)
+        .map(|l| format!("{l}\n"))
+        .collect::<String>(); // 11-18
+    input += "\r\n"; // 19: a CRLF blank line
+    let mut bad = to_grid_text(&pairs[2].0, false);
+    bad.replace_range(20..21, "x"); // row 3 of this grid (line 22)
+    input += &bad; // 20-28
+    input += "\n\n"; // 29-30
+    input += "# a comment line\n"; // 31
+    input += &to_grid_text(&pairs[3].0, false); // 32-40
+    input.pop(); // no final newline
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("grids.txt");
+    std::fs::write(&path, &input).unwrap();
+    let run = bin().arg("solve").arg(&path).output().unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    let expected = format!(
+        "{}\ninvalid: a grid needs 9 rows, this one has 8\n\ninvalid: row 3 is not nine cells (digits, 0 or . for blanks), unseparated or separated by single spaces\n\n{}",
+        to_grid_text(&pairs[0].1, true),
+        to_grid_text(&pairs[3].1, false)
+    );
+    assert_eq!(String::from_utf8(run.stdout).unwrap(), expected);
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    let name = path.display();
+    assert!(
+        stderr.contains(&format!("{name}:11: invalid: a grid needs 9 rows")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{name}:22: invalid: row 3 ")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("records 4, solved 2, unsolvable 0, invalid 2"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn many_grids_cross_block_boundaries_in_order() {
+    let pairs = sample_pairs();
+    let n = 30_000; // about 2.7 MB: many blocks
+    let mut input = String::new();
+    let mut expected = String::new();
+    for i in 0..n {
+        let (p, s) = &pairs[i % pairs.len()];
+        if i > 0 {
+            input += "\n";
+            expected += "\n";
+        }
+        input += &to_grid_text(p, i % 3 == 0);
+        expected += &to_grid_text(s, i % 3 == 0);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("grids.txt");
+    std::fs::write(&path, &input).unwrap();
+    let run = bin()
+        .args(["solve", "-q", "-j", "8"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    assert!(run.stdout == expected.as_bytes(), "grid output differs");
+    let piped = bin()
+        .args(["solve", "-q", "-j", "3", "--format", "grid"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(
+        piped.stdout == expected.as_bytes(),
+        "streamed grid output differs"
+    );
+}
+
+fn read_csv(bytes: &[u8]) -> Vec<Vec<String>> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(bytes)
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect()
+}
+
+#[test]
+fn csv_quizzes_solutions_layout() {
+    let pairs = sample_pairs();
+    let mut input = String::from("quizzes,solutions\r\n");
+    for (i, (p, s)) in pairs.iter().take(5).enumerate() {
+        let p = p.replace('.', "0");
+        if i == 2 {
+            input += &format!("\"{p}\",\"{s}\"\r\n");
+        } else {
+            input += &format!("{p},{s}\r\n");
+        }
+    }
+    input += "0000,bad\r\n";
+    input += &pairs[5].0.replace('.', "0"); // no final newline, no solution column
+    let run = bin()
+        .args(["solve", "-"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    let rows = read_csv(&run.stdout);
+    assert_eq!(rows[0], ["quizzes", "solution", "status"]);
+    assert_eq!(rows.len(), 8);
+    for (row, (p, s)) in rows[1..6].iter().zip(&pairs) {
+        assert_eq!(row, &[p.replace('.', "0"), s.clone(), "solved".into()]);
+    }
+    assert_eq!(rows[6], ["0000", "", "invalid: expected 81 cells, found 4"]);
+    assert_eq!(rows[7][1], pairs[5].1);
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    assert!(
+        stderr.contains("<stdin>:7: invalid: expected 81 cells, found 4"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn csv_id_puzzle_layout_with_quoted_fields() {
+    let pairs = sample_pairs();
+    let mut input = String::from("# made for this test\n\nid,puzzle,solution,clues,difficulty\n");
+    input += &format!("\"a,1\",{},{},25,\"1.5\"\n", pairs[0].0, pairs[0].1);
+    input += &format!("\"multi\nline\",\"{}\",{},24,2\n", pairs[1].0, pairs[1].1);
+    input += &format!("\"say \"\"hi\"\"\",{},{},23,3\n", pairs[2].0, pairs[2].1);
+    input += "# comments are skipped\n";
+    input += &format!("x9,{},,22,4", "1".repeat(81));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("id.csv");
+    std::fs::write(&path, &input).unwrap();
+    let out = dir.path().join("out.csv");
+    let run = bin()
+        .arg("solve")
+        .arg(&path)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    let rows = read_csv(&std::fs::read(&out).unwrap());
+    assert_eq!(rows[0], ["id", "puzzle", "solution", "status"]);
+    assert_eq!(
+        rows[1],
+        ["a,1", pairs[0].0.as_str(), pairs[0].1.as_str(), "solved"]
+    );
+    assert_eq!(
+        rows[2],
+        [
+            "multi\nline",
+            pairs[1].0.as_str(),
+            pairs[1].1.as_str(),
+            "solved"
+        ]
+    );
+    assert_eq!(
+        rows[3],
+        [
+            "say \"hi\"",
+            pairs[2].0.as_str(),
+            pairs[2].1.as_str(),
+            "solved"
+        ]
+    );
+    assert_eq!(rows[4][0], "x9");
+    assert_eq!(rows[4][2], "");
+    assert!(
+        rows[4][3].starts_with("invalid: givens clash"),
+        "{:?}",
+        rows[4]
+    );
+    assert_eq!(rows.len(), 5);
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!("{}:9: invalid: givens clash", path.display())),
+        "{stderr}"
+    );
+    // The puzzle column by name, and count through the same layout.
+    let counted = bin()
+        .args(["count", "-q", "--column", "puzzle"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let rows = read_csv(&counted.stdout);
+    assert_eq!(rows[0], ["id", "puzzle", "solutions", "status"]);
+    assert_eq!(rows[1][2], "1");
+    bin()
+        .args(["solve", "--column", "nope"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no column named \"nope\""));
+}
+
+#[test]
+fn check_finds_a_deliberately_wrong_solution() {
+    let pairs = sample_pairs();
+    // Swap the first two digits of a solution: still complete, no longer valid.
+    let mut wrong = pairs[1].1.clone().into_bytes();
+    wrong.swap(0, 1);
+    let wrong = String::from_utf8(wrong).unwrap();
+    let mut input = String::from("id,puzzle,solution,clues,difficulty\n");
+    input += &format!("1,{},{},25,1\n", pairs[0].0, pairs[0].1);
+    input += &format!("2,{},{wrong},25,1\n", pairs[1].0);
+    input += &format!("3,{},{},25,1\n", pairs[2].0, pairs[2].1);
+    let run = bin()
+        .args(["check", "-"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    let rows = read_csv(&run.stdout);
+    assert_eq!(rows[0], ["id", "puzzle", "status"]);
+    assert_eq!(rows[1][2], "ok");
+    assert!(rows[2][2].starts_with("wrong: "), "{:?}", rows[2]);
+    assert_eq!(rows[3][2], "ok");
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    assert!(stderr.contains("<stdin>:3: wrong: "), "{stderr}");
+    assert!(stderr.contains("wrong 1"), "{stderr}");
+
+    // The line layout `puzzle<sep>solution`, and --unique on a puzzle with two solutions.
+    let open = format!("{}{}", ".".repeat(18), &pairs[0].1[18..]);
+    let lines = format!("{} {}\n{};{}\n", pairs[0].0, pairs[0].1, open, pairs[0].1);
+    bin()
+        .args(["check", "-q"])
+        .write_stdin(lines.clone())
+        .assert()
+        .code(0)
+        .stdout("ok\nok\n");
+    let run = bin()
+        .args(["check", "--unique"])
+        .write_stdin(lines)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(run.stdout).unwrap(),
+        "ok\nwrong: puzzle has more than one solution\n"
+    );
+    assert!(String::from_utf8(run.stderr)
+        .unwrap()
+        .contains("<stdin>:2: wrong: "));
+    // All passing: exit 0.
+    let good = format!("quizzes,solutions\n{},{}\n", pairs[4].0, pairs[4].1);
+    bin()
+        .args(["check", "-q"])
+        .write_stdin(good)
+        .assert()
+        .code(0);
+}
+
+/// Reference for lexmin, sharing no code with the crate: row-major backtracking with digits tried
+/// in ascending order; the first solution it reaches is the lexicographically smallest.
+fn reference_lexmin(puzzle: &str) -> Option<String> {
+    let mut g: Vec<u8> = puzzle
+        .bytes()
+        .map(|b| if b == b'.' { 0 } else { b - b'0' })
+        .collect();
+    let fits = |g: &[u8], i: usize, d: u8| {
+        let (r, c) = (i / 9, i % 9);
+        (0..9).all(|k| {
+            let box_cell = (r / 3 * 3 + k / 3) * 9 + c / 3 * 3 + k % 3;
+            (r * 9 + k == i || g[r * 9 + k] != d)
+                && (k * 9 + c == i || g[k * 9 + c] != d)
+                && (box_cell == i || g[box_cell] != d)
+        })
+    };
+    if (0..81).any(|i| g[i] != 0 && !fits(&g, i, g[i])) {
+        return None;
+    }
+    fn go(g: &mut Vec<u8>, i: usize, fits: &dyn Fn(&[u8], usize, u8) -> bool) -> bool {
+        if i == 81 {
+            return true;
+        }
+        if g[i] != 0 {
+            return go(g, i + 1, fits);
+        }
+        for d in 1..=9 {
+            if fits(g, i, d) {
+                g[i] = d;
+                if go(g, i + 1, fits) {
+                    return true;
+                }
+            }
+        }
+        g[i] = 0;
+        false
+    }
+    go(&mut g, 0, &fits).then(|| g.iter().map(|d| (b'0' + d) as char).collect())
+}
+
+#[test]
+fn lexmin_matches_an_independent_reference_on_multi_solution_puzzles() {
+    let pairs = sample_pairs();
+    let mut puzzles = vec![".".repeat(81)];
+    for (k, (_, s)) in pairs.iter().enumerate() {
+        // Two rows of one band emptied: swapping them gives a second solution, so at least two.
+        let band = k % 3 * 27;
+        let mut p = s.clone().into_bytes();
+        for cell in p.iter_mut().skip(band).take(18) {
+            *cell = b'.';
+        }
+        for i in 0..10 {
+            p[(k * 13 + i * 31) % 81] = b'.';
+        }
+        puzzles.push(String::from_utf8(p).unwrap());
+    }
+    let input = puzzles.join("\n");
+    let counts = bin()
+        .args(["count", "-q"])
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(counts.stdout)
+            .unwrap()
+            .lines()
+            .all(|l| l == "2+"),
+        "every test puzzle has several solutions"
+    );
+    let run = bin()
+        .args(["solve", "-q", "--lexmin", "-j", "4"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    let got: Vec<String> = String::from_utf8(run.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(got.len(), puzzles.len());
+    for (p, g) in puzzles.iter().zip(&got) {
+        assert_eq!(Some(g.clone()), reference_lexmin(p), "puzzle {p}");
+    }
+    assert_eq!(&got[0][..27], "123456789456789123789123456");
+}
+
+#[test]
+fn lexmin_on_the_public_multi_solution_set() {
+    let Some(dir) = common::data_dir("lexmin_on_the_public_multi_solution_set") else {
+        return;
+    };
+    let text = std::fs::read_to_string(dir.join("puzzles7_serg_benchmark")).unwrap();
+    let puzzles: Vec<&str> = common::puzzle_lines(&text).into_iter().take(300).collect();
+    let run = bin()
+        .args(["solve", "-q", "--lexmin"])
+        .write_stdin(puzzles.join("\n"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    let out = String::from_utf8(run.stdout).unwrap();
+    for (p, g) in puzzles.iter().zip(out.lines()) {
+        assert_eq!(Some(g.to_string()), reference_lexmin(p), "puzzle {p}");
+    }
+    assert_eq!(out.lines().count(), puzzles.len());
+}
