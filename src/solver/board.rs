@@ -110,37 +110,39 @@ macro_rules! update_dirty {
 impl Board {
     /// The state for a puzzle's givens; `Err` if two givens clash.
     pub fn new(puzzle: &Grid) -> Step<Board> {
-        let mut b = Board {
-            cand: [BAND; 27],
-            seen: [0; 27],
-            unsolved: [BAND; 3],
-            pairs: [0; 3],
-        };
-        for (cell, &digit) in puzzle.cells().iter().enumerate() {
-            if digit != 0 {
-                b.place_given(cell, digit as usize - 1)?;
+        let mut cand = [BAND; 27];
+        let mut placed = [0u32; 27];
+        let mut given = [0u32; 3];
+        for (band, rows) in puzzle.cells().chunks_exact(27).enumerate() {
+            for (pos, &value) in rows.iter().enumerate() {
+                if value == 0 {
+                    continue;
+                }
+                let digit = usize::from(value - 1).min(8);
+                let s = digit * 3 + band;
+                let bit = 1u32 << pos;
+                if cand[s] & bit == 0 {
+                    return Err(Contradiction);
+                }
+                cand[s] &= PEERS_IN_BAND[pos];
+                let column = !(0o001_001_001u32 << (pos % 9));
+                cand[digit * 3 + (band + 1) % 3] &= column;
+                cand[digit * 3 + (band + 2) % 3] &= column;
+                placed[s] |= bit;
+                given[band] |= bit;
             }
         }
+        // Given cells leave every other digit in one pass.
+        let mut b = Board {
+            cand: [0; 27],
+            seen: [0; 27],
+            unsolved: [BAND & !given[0], BAND & !given[1], BAND & !given[2]],
+            pairs: [0; 3],
+        };
+        for s in 0..27 {
+            b.cand[s] = cand[s] & !given[s % 3] | placed[s];
+        }
         Ok(b)
-    }
-
-    fn place_given(&mut self, cell: usize, digit: usize) -> Step<()> {
-        let band = cell / 27;
-        let bit = 1u32 << (cell % 27);
-        let s = digit * 3 + band;
-        if self.cand[s] & bit == 0 {
-            return Err(Contradiction);
-        }
-        self.unsolved[band] &= !bit;
-        let kept = self.cand[s] & PEERS_IN_BAND[cell % 27];
-        let column = !(0o001_001_001u32 << (cell % 9));
-        self.cand[digit * 3 + (band + 1) % 3] &= column;
-        self.cand[digit * 3 + (band + 2) % 3] &= column;
-        for d in 0..9 {
-            self.cand[d * 3 + band] &= !bit;
-        }
-        self.cand[s] = kept;
-        Ok(())
     }
 
     /// Places the digit of subband `s` on the single cell `bit`. Only the subband itself is
