@@ -132,12 +132,16 @@ impl Layout {
         let mut rec = csv::ByteRecord::new();
         let mut row = csv::ByteRecord::new();
         // The csv crate's positions go wrong on CRLF and comment lines, so line numbers come
-        // from walking the same rows by hand, in step with its records.
+        // from walking the same rows by hand. The walk is lazy: it only catches up to the
+        // current record when a message needs its line, so good rows cost nothing.
         let mut rows = Rows {
             block,
             pos: 0,
             line: 1,
+            seen: 0,
+            last: 0,
         };
+        let mut index = 0;
         loop {
             match rdr.read_byte_record(&mut rec) {
                 Ok(true) => {}
@@ -150,7 +154,8 @@ impl Layout {
                     break;
                 }
             }
-            let line = rows.next().unwrap_or(0);
+            index += 1;
+            let mut line = || rows.line_of(index);
             if rec.len() == 1 && rec[0].trim_ascii().is_empty() {
                 continue; // a blank line: not a record
             }
@@ -166,7 +171,7 @@ impl Layout {
             let status: std::borrow::Cow<'static, str> = match self.row(field, &rec, task) {
                 Err(reason) => {
                     out.tally.invalid += 1;
-                    out.note(line, || format!("invalid: {reason}"));
+                    out.note(line(), || format!("invalid: {reason}"));
                     if !matches!(task, Task::Check { .. }) {
                         row.push_field(b"");
                     }
@@ -178,7 +183,7 @@ impl Layout {
                 }
                 Ok(RowAnswer::Verified(Verified::Wrong(reason))) => {
                     out.tally.wrong += 1;
-                    out.note(line, || format!("wrong: {reason}"));
+                    out.note(line(), || format!("wrong: {reason}"));
                     format!("wrong: {reason}").into()
                 }
                 Ok(RowAnswer::Answer(a)) => {
@@ -194,7 +199,7 @@ impl Layout {
                                 Task::Count { .. } => b"0",
                                 _ => b"",
                             });
-                            out.note(line, || "unsolvable".into());
+                            out.note(line(), || "unsolvable".into());
                             "unsolvable".into()
                         }
                         Answer::Count { found, at_limit } => {
@@ -238,6 +243,26 @@ struct Rows<'a> {
     block: &'a [u8],
     pos: usize,
     line: u64,
+    /// Rows yielded so far.
+    seen: usize,
+    /// The line of the last row yielded.
+    last: u64,
+}
+
+impl Rows<'_> {
+    /// The line of the `index`-th row (1-based), walking forward as needed.
+    fn line_of(&mut self, index: usize) -> u64 {
+        while self.seen < index {
+            match self.next() {
+                Some(line) => {
+                    self.seen += 1;
+                    self.last = line;
+                }
+                None => return 0,
+            }
+        }
+        self.last
+    }
 }
 
 impl Iterator for Rows<'_> {
