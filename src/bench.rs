@@ -462,10 +462,11 @@ pub fn to_markdown(report: &Report) -> String {
     s
 }
 
-/// Writes an SVG plot of puzzles/s (log scale) against threads, one line per file and mode.
+/// Writes an SVG plot of puzzles/s (log scale) against threads (evenly spaced in the order
+/// measured), one line per file and mode.
 pub fn plot(report: &Report, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
     use plotters::prelude::*;
-    let max_threads = report.threads.iter().copied().max().unwrap_or(1) as f64;
+    let threads = &report.threads;
     let rates = report.files.iter().flat_map(|f| {
         f.modes
             .iter()
@@ -473,12 +474,13 @@ pub fn plot(report: &Report, path: &Path) -> Result<(), Box<dyn std::error::Erro
     });
     let (lo, hi) = rates.fold((f64::MAX, 0.0f64), |(lo, hi), r| (lo.min(r), hi.max(r)));
     let (lo, hi) = if hi > 0.0 {
-        (lo / 2.0, hi * 2.0)
+        (lo / 3.0, hi * 6.0)
     } else {
         (1.0, 10.0)
     };
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE)?;
+    let last = threads.len().saturating_sub(1) as f64;
     let mut chart = ChartBuilder::on(&root)
         .caption(
             format!(
@@ -490,16 +492,23 @@ pub fn plot(report: &Report, path: &Path) -> Result<(), Box<dyn std::error::Erro
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(80)
-        .build_cartesian_2d(
-            (0.8f64..max_threads * 1.1).log_scale(),
-            (lo..hi).log_scale(),
-        )?;
+        .build_cartesian_2d(-0.25..last + 0.25, (lo..hi).log_scale())?;
+    // Thread counts sit at integer positions; any other label position stays empty.
+    let label = |x: &f64| {
+        let i = x.round();
+        match threads.get(i as usize) {
+            Some(t) if (x - i).abs() < 1e-6 && i >= 0.0 => t.to_string(),
+            _ => String::new(),
+        }
+    };
     chart
         .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .disable_x_mesh()
         .x_desc("threads")
-        .y_desc("puzzles/s (log)")
-        .x_labels(report.threads.len().max(2))
-        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_desc("puzzles/s (log scale)")
+        .x_labels(threads.len())
+        .x_label_formatter(&label)
         .y_label_formatter(&|y| grouped(*y))
         .draw()?;
     let mut i = 0;
@@ -513,19 +522,17 @@ pub fn plot(report: &Report, path: &Path) -> Result<(), Box<dyn std::error::Erro
             let points: Vec<(f64, f64)> = m
                 .runs
                 .iter()
-                .map(|r| (r.threads as f64, r.puzzles_per_s))
+                .enumerate()
+                .map(|(k, r)| (k as f64, r.puzzles_per_s))
                 .collect();
-            let label = format!(
-                "{name}, {}",
-                if m.mode == Mode::First {
-                    "first"
-                } else {
-                    "unique"
-                }
-            );
+            let mode = if m.mode == Mode::First {
+                "first"
+            } else {
+                "unique"
+            };
             chart
                 .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
-                .label(label)
+                .label(format!("{name}, {mode}"))
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
                 });
@@ -536,7 +543,7 @@ pub fn plot(report: &Report, path: &Path) -> Result<(), Box<dyn std::error::Erro
         .configure_series_labels()
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
+        .position(SeriesLabelPosition::UpperRight)
         .draw()?;
     root.present()?;
     Ok(())

@@ -9,7 +9,11 @@ pub fn data_dir(test: &str) -> Option<PathBuf> {
     match std::env::var_os("SUDOKU_DATA_DIR") {
         Some(dir) => {
             let dir = PathBuf::from(dir);
-            assert!(dir.is_dir(), "SUDOKU_DATA_DIR={} is not a directory", dir.display());
+            assert!(
+                dir.is_dir(),
+                "SUDOKU_DATA_DIR={} is not a directory",
+                dir.display()
+            );
             Some(dir)
         }
         None => {
