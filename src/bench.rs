@@ -463,14 +463,23 @@ pub fn to_markdown(report: &Report) -> String {
 }
 
 /// Writes an SVG plot of puzzles/s (log scale) against threads (evenly spaced in the order
-/// measured), one line per file and mode.
+/// measured), one line per file and mode, with its ideal linear scaling dashed.
 pub fn plot(report: &Report, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
     use plotters::prelude::*;
     let threads = &report.threads;
-    let rates = report.files.iter().flat_map(|f| {
-        f.modes
+    // Ideal linear scaling from each series' 1-thread rate, drawn dashed.
+    let ideal = |m: &ModeReport| -> Vec<(f64, f64)> {
+        m.runs
             .iter()
-            .flat_map(|m| m.runs.iter().map(|r| r.puzzles_per_s))
+            .enumerate()
+            .filter_map(|(k, r)| Some((k as f64, r.puzzles_per_s / r.efficiency?)))
+            .collect()
+    };
+    let rates = report.files.iter().flat_map(|f| {
+        f.modes.iter().flat_map(|m| {
+            let ideal = ideal(m).into_iter().map(|p| p.1);
+            m.runs.iter().map(|r| r.puzzles_per_s).chain(ideal)
+        })
     });
     let (lo, hi) = rates.fold((f64::MAX, 0.0f64), |(lo, hi), r| (lo.min(r), hi.max(r)));
     let (lo, hi) = if hi > 0.0 {
@@ -511,6 +520,7 @@ pub fn plot(report: &Report, path: &Path) -> Result<(), Box<dyn std::error::Erro
         .x_label_formatter(&label)
         .y_label_formatter(&|y| grouped(*y))
         .draw()?;
+    let series: usize = report.files.iter().map(|f| f.modes.len()).sum();
     let mut i = 0;
     for f in &report.files {
         let name = Path::new(&f.file)
@@ -537,6 +547,15 @@ pub fn plot(report: &Report, path: &Path) -> Result<(), Box<dyn std::error::Erro
                     PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
                 });
             chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))?;
+            let dashed = DashedLineSeries::new(ideal(m), 6, 5, color.mix(0.6).stroke_width(1));
+            let drawn = chart.draw_series(dashed)?;
+            if i == series {
+                drawn
+                    .label("dashed: ideal (1-thread rate x threads)")
+                    .legend(|(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.4).stroke_width(1))
+                    });
+            }
         }
     }
     chart
