@@ -24,7 +24,7 @@ pub struct BenchConfig {
     pub warmup: Duration,
     /// Minimum measured time per run (at least one pass is always made).
     pub min_time: Duration,
-    /// Thread counts to measure, in order; the first is the efficiency baseline if it is 1.
+    /// Thread counts to measure, in order; the 1-thread rate is the efficiency baseline.
     pub threads: Vec<usize>,
 }
 
@@ -313,58 +313,84 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// Runs the benchmark. `progress` is called with a line after each measured run.
+/// Runs the benchmark. `progress` is called with a line after each file and mode.
+///
+/// The thread counts of one file and mode are measured interleaved (one pass each in turn), so a
+/// load that comes and goes on the machine affects them alike.
 pub fn run(config: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<Report, BenchError> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pools = config
+        .threads
+        .iter()
+        .map(|&threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| BenchError::Threads {
+                    threads,
+                    message: e.to_string(),
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut files = Vec::new();
     for path in &config.files {
         let set = load(path)?;
+        let n = set.puzzles.len() as f64;
         let mut modes = Vec::new();
         for mode in [Mode::First, Mode::Unique] {
             let mut tally = Tally::default();
-            let mut runs: Vec<Run> = Vec::new();
-            for &threads in &config.threads {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .map_err(|e| BenchError::Threads {
-                        threads,
-                        message: e.to_string(),
-                    })?;
-                let (rate, passes) = pool.install(|| -> Result<(f64, usize), BenchError> {
+            for pool in &pools {
+                pool.install(|| -> Result<(), BenchError> {
                     let start = Instant::now();
                     tally = validated_pass(mode, path, &set)?;
                     while start.elapsed() < config.warmup {
                         std::hint::black_box(timed_pass(mode, &set.puzzles));
                     }
-                    let start = Instant::now();
-                    let mut rates = Vec::new();
-                    while rates.is_empty() || start.elapsed() < config.min_time {
-                        let t = Instant::now();
-                        std::hint::black_box(timed_pass(mode, &set.puzzles));
-                        rates.push(set.puzzles.len() as f64 / t.elapsed().as_secs_f64());
-                    }
-                    let passes = rates.len();
-                    Ok((median(rates), passes))
+                    Ok(())
                 })?;
-                let base = runs
-                    .iter()
-                    .find(|r| r.threads == 1)
-                    .map(|r| r.puzzles_per_s);
-                let base = base.or((threads == 1).then_some(rate));
-                runs.push(Run {
+            }
+            let mut rates = vec![Vec::new(); pools.len()];
+            let mut spent = vec![Duration::ZERO; pools.len()];
+            while spent.iter().any(|&s| s < config.min_time) || rates.iter().any(Vec::is_empty) {
+                for (k, pool) in pools.iter().enumerate() {
+                    if spent[k] >= config.min_time && !rates[k].is_empty() {
+                        continue;
+                    }
+                    let t = Instant::now();
+                    pool.install(|| std::hint::black_box(timed_pass(mode, &set.puzzles)));
+                    let elapsed = t.elapsed();
+                    spent[k] += elapsed;
+                    rates[k].push(n / elapsed.as_secs_f64());
+                }
+            }
+            let passes: Vec<usize> = rates.iter().map(Vec::len).collect();
+            let rates: Vec<f64> = rates.into_iter().map(median).collect();
+            let base = config
+                .threads
+                .iter()
+                .position(|&t| t == 1)
+                .map(|k| rates[k]);
+            let runs: Vec<Run> = config
+                .threads
+                .iter()
+                .zip(rates.iter().zip(passes))
+                .map(|(&threads, (&rate, passes))| Run {
                     threads,
                     passes,
                     puzzles_per_s: rate,
                     us_per_puzzle: 1e6 / rate,
                     efficiency: base.map(|b| rate / (threads as f64 * b)),
-                });
-                progress(&format!(
-                    "{}: {mode}, {threads} thread(s): {rate:.0} puzzles/s ({passes} passes)",
-                    path.display()
-                ));
-            }
-            let n = set.puzzles.len() as f64;
+                })
+                .collect();
+            let summary: Vec<String> = runs
+                .iter()
+                .map(|r| format!("{} thr {:.0}/s", r.threads, r.puzzles_per_s))
+                .collect();
+            progress(&format!(
+                "{}: {mode}: {}",
+                path.display(),
+                summary.join(", ")
+            ));
             modes.push(ModeReport {
                 mode,
                 no_guess_pct: 100.0 * tally.no_guess as f64 / n,
