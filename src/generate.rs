@@ -78,11 +78,15 @@ pub struct Summary {
 pub const ATTEMPTS: usize = 16;
 
 /// Puzzles made per parallel chunk before they are written.
-const CHUNK: u64 = 1 << 14;
+const CHUNK: u64 = 1 << 12;
 
 /// Generates `config.count` puzzles and writes them to `out`, one 81-character line each, `.` for
-/// blanks, in index order.
-pub fn generate<W: Write>(config: &GenerateConfig, out: &mut W) -> io::Result<Summary> {
+/// blanks, in index order. `progress` is called with the number written so far after each chunk.
+pub fn generate<W: Write>(
+    config: &GenerateConfig,
+    out: &mut W,
+    mut progress: impl FnMut(u64),
+) -> io::Result<Summary> {
     let start = Instant::now();
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = config.threads {
@@ -129,6 +133,7 @@ pub fn generate<W: Write>(config: &GenerateConfig, out: &mut W) -> io::Result<Su
         }
         out.write_all(&buf)?;
         summary.puzzles += chunk.len() as u64;
+        progress(summary.puzzles);
         first = last;
     }
     out.flush()?;

@@ -1,6 +1,6 @@
 mod cli;
 
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::Path;
 use std::process::exit;
 use std::time::Duration;
@@ -42,11 +42,22 @@ fn run_generate(args: cli::GenerateArgs) {
         clues: args.clues.map(usize::from),
         threads: args.threads.map(usize::from),
     };
-    let summary = match &args.output {
-        None => generate::generate(&config, &mut BufWriter::new(std::io::stdout().lock()))
-            .unwrap_or_else(|e| fail(format!("writing stdout: {e}"))),
-        Some(path) => write_atomically(path, |out| generate::generate(&config, out)),
+    // A progress bar only for a person watching a terminal.
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(config.count)
+    } else {
+        indicatif::ProgressBar::hidden()
     };
+    let progress = |done| bar.set_position(done);
+    let summary = match &args.output {
+        None => {
+            let mut out = BufWriter::new(std::io::stdout().lock());
+            generate::generate(&config, &mut out, progress)
+                .unwrap_or_else(|e| fail(format!("writing stdout: {e}")))
+        }
+        Some(path) => write_atomically(path, |out| generate::generate(&config, out, progress)),
+    };
+    bar.finish_and_clear();
     let mean = summary.total_clues as f64 / summary.puzzles.max(1) as f64;
     let secs = summary.elapsed.as_secs_f64();
     eprintln!(
