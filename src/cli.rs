@@ -45,6 +45,15 @@ pub enum Command {
         #[arg(long)]
         unique: bool,
     },
+    /// Generate puzzles with exactly one solution each, reproducibly from a seed.
+    ///
+    /// Output: one 81-character line per puzzle, `.` for blanks, in index order. The same seed and
+    /// options give the same file at any thread count.
+    Generate(GenerateArgs),
+    /// Benchmark the solver: puzzles/s, guesses and thread scaling, per file and mode.
+    ///
+    /// With no FILES, runs on the sets shipped in `data/`.
+    Bench(BenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -93,24 +102,30 @@ impl Command {
             Command::Solve { .. } => "solve",
             Command::Count { .. } => "count",
             Command::Check { .. } => "check",
+            Command::Generate(_) => "generate",
+            Command::Bench(_) => "bench",
         }
     }
 
-    pub fn common(&self) -> &Common {
+    /// The shared flags of the batch commands (`solve`, `count`, `check`).
+    pub fn common(&self) -> Option<&Common> {
         match self {
             Command::Solve { common, .. }
             | Command::Count { common, .. }
-            | Command::Check { common, .. } => common,
+            | Command::Check { common, .. } => Some(common),
+            Command::Generate(_) | Command::Bench(_) => None,
         }
     }
 
-    /// The engine configuration; `progress` says whether a progress bar may be drawn.
-    pub fn to_config(&self, progress: bool) -> Config {
-        let common = self.common();
+    /// The batch engine's configuration (`None` for the other commands); `progress` says
+    /// whether a progress bar may be drawn.
+    pub fn to_config(&self, progress: bool) -> Option<Config> {
+        let common = self.common()?;
         let task = match *self {
             Command::Solve { lexmin, .. } => Task::Solve { lexmin },
             Command::Count { limit, .. } => Task::Count { limit },
             Command::Check { unique, .. } => Task::Check { unique },
+            Command::Generate(_) | Command::Bench(_) => return None,
         };
         let input = match &common.input {
             Some(p) if p.as_os_str() != "-" => Input::Path(p.clone()),
@@ -120,7 +135,7 @@ impl Command {
             Some(p) if p.as_os_str() != "-" => Output::Path(p.clone()),
             _ => Output::Stdout,
         };
-        Config {
+        Some(Config {
             input,
             output,
             threads: common.threads,
@@ -134,6 +149,61 @@ impl Command {
             column: common.column.clone(),
             progress: progress && !common.quiet,
             message_cap: if common.quiet { 0 } else { common.max_messages },
-        }
+        })
     }
+}
+
+/// How `generate` removes givens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GenerateMode {
+    /// Kaggle-like: removals that leave a naked or hidden single only; default 36 clues. Fast.
+    Easy,
+    /// Removals checked by the solver's uniqueness count, down to the clue target (default 26).
+    Unique,
+    /// Every given is tried once: no given of the result can be removed.
+    Minimal,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GenerateArgs {
+    /// Number of puzzles.
+    #[arg(short = 'n', long = "count")]
+    pub count: u64,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Removal strategy.
+    #[arg(long, value_enum, default_value_t = GenerateMode::Easy)]
+    pub mode: GenerateMode,
+    /// Clue target: stop removing at this many givens (easy and unique modes only). If 16 fresh grids
+    /// cannot reach it, the puzzle with the fewest givens is kept and the shortfall reported.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(17..=80))]
+    pub clues: Option<u8>,
+    /// Worker threads (default: all cores). Does not change the output.
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+    /// Output file (written to a temporary name, renamed when complete); stdout if absent.
+    #[arg(short = 'o', long)]
+    pub output: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// Line-format puzzle files (default: the generated sets data/generated_*.txt).
+    pub files: Vec<std::path::PathBuf>,
+    /// Minimum warm-up seconds per run; the first warm-up pass validates every result.
+    #[arg(long, default_value_t = 0.3)]
+    pub warmup: f64,
+    /// Minimum measured seconds per run (file x mode x thread count).
+    #[arg(long, default_value_t = 1.0)]
+    pub min_time: f64,
+    /// Thread counts, e.g. `1,2,4` (default: 1, 2, 4, ... up to the cores, and the core count).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<Vec<u16>>,
+    /// Print the results as JSON instead of Markdown tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write an SVG plot of puzzles/s against threads to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<std::path::PathBuf>,
 }

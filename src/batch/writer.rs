@@ -73,6 +73,22 @@ impl Sink {
     }
 }
 
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout => io::stdout().write(buf),
+            Sink::File { temp, .. } => temp.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout => io::stdout().flush(),
+            Sink::File { temp, .. } => temp.flush(),
+        }
+    }
+}
+
 /// What the writer needs to know besides the blocks.
 pub struct Context {
     /// Bytes before the first block (the CSV header row).

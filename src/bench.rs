@@ -1,0 +1,623 @@
+//! tdoku-style throughput benchmark with thread scaling.
+//!
+//! Every file is parsed once up front; timed work is solving only. For each file, mode (first
+//! solution, uniqueness) and thread count, a warm-up runs at least one full pass that validates
+//! every result, then passes repeat for at least the minimum time; the reported rate is the median
+//! pass's puzzles per second.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::grid::{Grid, CELLS};
+use crate::solver;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct BenchConfig {
+    /// Line-format puzzle files.
+    pub files: Vec<PathBuf>,
+    /// Minimum warm-up per run (at least one validated pass is always made).
+    pub warmup: Duration,
+    /// Minimum measured time per run (at least one pass is always made).
+    pub min_time: Duration,
+    /// Thread counts to measure, in order; the 1-thread rate is the efficiency baseline.
+    pub threads: Vec<usize>,
+}
+
+/// Why a benchmark could not run or did not pass validation.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: no puzzles")]
+    Empty { path: PathBuf },
+    #[error("no puzzle files (*.txt) found in {0}")]
+    NoData(PathBuf),
+    #[error("cannot start {threads} threads: {message}")]
+    Threads { threads: usize, message: String },
+    /// The solver returned a wrong result: the benchmark's figures would be meaningless.
+    #[error("VALIDATION FAILED: {path} line {line} ({mode}): {problem}")]
+    Wrong {
+        path: PathBuf,
+        line: usize,
+        mode: Mode,
+        problem: &'static str,
+    },
+}
+
+/// Solver entry point being timed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Mode {
+    /// `solver::solve`: stop at the first solution.
+    #[serde(rename = "first-solution")]
+    First,
+    /// `solver::count(_, 2)`: prove the solution unique (or find a second).
+    #[serde(rename = "uniqueness")]
+    Unique,
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::First => "first solution",
+            Mode::Unique => "uniqueness (limit 2)",
+        })
+    }
+}
+
+/// The whole run, as printed by `--json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Cores the machine reports (`available_parallelism`).
+    pub cores: usize,
+    pub warmup_s: f64,
+    pub min_time_s: f64,
+    pub threads: Vec<usize>,
+    pub files: Vec<FileReport>,
+}
+
+/// One puzzle file.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    pub file: String,
+    pub puzzles: usize,
+    /// Lines that are not puzzles (too short, bad characters), reported and skipped.
+    pub skipped: Vec<Skipped>,
+    pub modes: Vec<ModeReport>,
+}
+
+/// A line left out of the benchmark.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    pub line: usize,
+    pub reason: String,
+}
+
+/// One mode on one file.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModeReport {
+    pub mode: Mode,
+    /// Percentage of puzzles solved without a guess.
+    pub no_guess_pct: f64,
+    /// Mean guesses (branch points) per puzzle.
+    pub guesses_per_puzzle: f64,
+    /// Puzzles with no solution.
+    pub unsolvable: usize,
+    /// Puzzles with two or more solutions (uniqueness mode only).
+    pub multiple: Option<usize>,
+    /// One entry per thread count.
+    pub runs: Vec<Run>,
+}
+
+/// One thread count.
+#[derive(Debug, Clone, Serialize)]
+pub struct Run {
+    pub threads: usize,
+    /// Measured passes over the file.
+    pub passes: usize,
+    /// Median pass rate.
+    pub puzzles_per_s: f64,
+    /// Wall-clock microseconds per puzzle at this thread count (1e6 / rate).
+    pub us_per_puzzle: f64,
+    /// rate / (threads x rate at 1 thread); `None` without a 1-thread run.
+    pub efficiency: Option<f64>,
+}
+
+/// Thread counts 1, 2, 4, ... up to `cores`, plus `cores` itself if it is not a power of two.
+pub fn default_threads(cores: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = std::iter::successors(Some(1usize), |&n| Some(n * 2))
+        .take_while(|&n| n <= cores.max(1))
+        .collect();
+    if out.last() != Some(&cores) && cores > 1 {
+        out.push(cores);
+    }
+    out
+}
+
+/// The generated sets shipped in `data/` (`generated_*.txt`; the other files there are format
+/// samples): from `./data`, or from the source tree's `data/`
+/// when the current directory has none, sorted by name.
+pub fn shipped_sets() -> Result<Vec<PathBuf>, BenchError> {
+    let local = PathBuf::from("data");
+    let dir = if local.is_dir() {
+        local
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data")
+    };
+    let entries = std::fs::read_dir(&dir).map_err(|source| BenchError::Read {
+        path: dir.clone(),
+        source,
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            name.starts_with("generated_") && name.ends_with(".txt") && p.is_file()
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(BenchError::NoData(dir));
+    }
+    Ok(files)
+}
+
+/// A parsed file: puzzles and their 1-based line numbers.
+struct Set {
+    puzzles: Vec<Grid>,
+    lines: Vec<usize>,
+    skipped: Vec<Skipped>,
+}
+
+/// Reads line-format records: blank lines and `#` lines are not records; a record's first 81
+/// characters are the grid, and anything after them must follow whitespace, `,` or `;`.
+fn load(path: &Path) -> Result<Set, BenchError> {
+    let text = std::fs::read(path).map_err(|source| BenchError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut set = Set {
+        puzzles: Vec::new(),
+        lines: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) || line.starts_with(b"#") {
+            continue;
+        }
+        let grid = line
+            .get(..CELLS)
+            .ok_or(())
+            .and_then(|cells| match line.get(CELLS) {
+                Some(b) if !(b.is_ascii_whitespace() || *b == b',' || *b == b';') => Err(()),
+                _ => Ok(cells),
+            });
+        match grid.map(Grid::parse) {
+            Ok(Ok(g)) => {
+                set.puzzles.push(g);
+                set.lines.push(i + 1);
+            }
+            Ok(Err(e)) => set.skipped.push(Skipped {
+                line: i + 1,
+                reason: e.to_string(),
+            }),
+            Err(()) => set.skipped.push(Skipped {
+                line: i + 1,
+                reason: "not an 81-character grid followed by whitespace, ',' or ';'".into(),
+            }),
+        }
+    }
+    if set.puzzles.is_empty() {
+        return Err(BenchError::Empty {
+            path: path.to_owned(),
+        });
+    }
+    Ok(set)
+}
+
+/// Per-pass totals; identical on every pass of the same file and mode.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    no_guess: usize,
+    guesses: u64,
+    unsolvable: usize,
+    multiple: usize,
+}
+
+impl Tally {
+    fn add(self, o: Tally) -> Tally {
+        Tally {
+            no_guess: self.no_guess + o.no_guess,
+            guesses: self.guesses + o.guesses,
+            unsolvable: self.unsolvable + o.unsolvable,
+            multiple: self.multiple + o.multiple,
+        }
+    }
+
+    fn one(guesses: u64, solutions: u32) -> Tally {
+        Tally {
+            no_guess: usize::from(guesses == 0),
+            guesses,
+            unsolvable: usize::from(solutions == 0),
+            multiple: usize::from(solutions >= 2),
+        }
+    }
+}
+
+fn run_one(mode: Mode, g: &Grid) -> Tally {
+    match mode {
+        Mode::First => {
+            let s = solver::solve(g);
+            Tally::one(s.guesses, u32::from(s.solution.is_some()))
+        }
+        Mode::Unique => {
+            let c = solver::count(g, 2);
+            Tally::one(c.guesses, c.solutions)
+        }
+    }
+}
+
+/// Puzzles per rayon task: big enough to hide scheduling, small enough to balance hard puzzles.
+const GRAIN: usize = 64;
+
+fn timed_pass(mode: Mode, puzzles: &[Grid]) -> Tally {
+    puzzles
+        .par_chunks(GRAIN)
+        .map(|chunk| {
+            chunk.iter().fold(Tally::default(), |t, g| {
+                t.add(run_one(mode, std::hint::black_box(g)))
+            })
+        })
+        .reduce(Tally::default, Tally::add)
+}
+
+/// A pass that also checks every result: a first solution must solve its puzzle, and the
+/// uniqueness count must agree with the first-solution search about solvability.
+fn validated_pass(mode: Mode, path: &Path, set: &Set) -> Result<Tally, BenchError> {
+    set.puzzles
+        .par_iter()
+        .zip(set.lines.par_iter())
+        .map(|(g, &line)| {
+            let first = solver::solve(g);
+            let wrong = |problem| BenchError::Wrong {
+                path: path.to_owned(),
+                line,
+                mode,
+                problem,
+            };
+            if first.solution.is_some_and(|s| !s.solves(g)) {
+                return Err(wrong("the solution does not solve the puzzle"));
+            }
+            let tally = run_one(mode, g);
+            if (tally.unsolvable == 1) != first.solution.is_none() {
+                return Err(wrong(
+                    "count and first-solution search disagree on solvability",
+                ));
+            }
+            Ok(tally)
+        })
+        .try_reduce(Tally::default, |a, b| Ok(a.add(b)))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Runs the benchmark. `progress` is called with a line after each file and mode.
+///
+/// The thread counts of one file and mode are measured interleaved (one pass each in turn), so a
+/// load that comes and goes on the machine affects them alike.
+pub fn run(config: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<Report, BenchError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pools = config
+        .threads
+        .iter()
+        .map(|&threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| BenchError::Threads {
+                    threads,
+                    message: e.to_string(),
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut files = Vec::new();
+    for path in &config.files {
+        let set = load(path)?;
+        let n = set.puzzles.len() as f64;
+        let mut modes = Vec::new();
+        for mode in [Mode::First, Mode::Unique] {
+            let mut tally = Tally::default();
+            for pool in &pools {
+                pool.install(|| -> Result<(), BenchError> {
+                    let start = Instant::now();
+                    tally = validated_pass(mode, path, &set)?;
+                    while start.elapsed() < config.warmup {
+                        std::hint::black_box(timed_pass(mode, &set.puzzles));
+                    }
+                    Ok(())
+                })?;
+            }
+            let mut rates = vec![Vec::new(); pools.len()];
+            let mut spent = vec![Duration::ZERO; pools.len()];
+            while spent.iter().any(|&s| s < config.min_time) || rates.iter().any(Vec::is_empty) {
+                for (k, pool) in pools.iter().enumerate() {
+                    if spent[k] >= config.min_time && !rates[k].is_empty() {
+                        continue;
+                    }
+                    let t = Instant::now();
+                    pool.install(|| std::hint::black_box(timed_pass(mode, &set.puzzles)));
+                    let elapsed = t.elapsed();
+                    spent[k] += elapsed;
+                    rates[k].push(n / elapsed.as_secs_f64());
+                }
+            }
+            let passes: Vec<usize> = rates.iter().map(Vec::len).collect();
+            let rates: Vec<f64> = rates.into_iter().map(median).collect();
+            let base = config
+                .threads
+                .iter()
+                .position(|&t| t == 1)
+                .map(|k| rates[k]);
+            let runs: Vec<Run> = config
+                .threads
+                .iter()
+                .zip(rates.iter().zip(passes))
+                .map(|(&threads, (&rate, passes))| Run {
+                    threads,
+                    passes,
+                    puzzles_per_s: rate,
+                    us_per_puzzle: 1e6 / rate,
+                    efficiency: base.map(|b| rate / (threads as f64 * b)),
+                })
+                .collect();
+            let summary: Vec<String> = runs
+                .iter()
+                .map(|r| format!("{} thr {:.0}/s", r.threads, r.puzzles_per_s))
+                .collect();
+            progress(&format!(
+                "{}: {mode}: {}",
+                path.display(),
+                summary.join(", ")
+            ));
+            modes.push(ModeReport {
+                mode,
+                no_guess_pct: 100.0 * tally.no_guess as f64 / n,
+                guesses_per_puzzle: tally.guesses as f64 / n,
+                unsolvable: tally.unsolvable,
+                multiple: (mode == Mode::Unique).then_some(tally.multiple),
+                runs,
+            });
+        }
+        files.push(FileReport {
+            file: path.display().to_string(),
+            puzzles: set.puzzles.len(),
+            skipped: set.skipped,
+            modes,
+        });
+    }
+    Ok(Report {
+        cores,
+        warmup_s: config.warmup.as_secs_f64(),
+        min_time_s: config.min_time.as_secs_f64(),
+        threads: config.threads.clone(),
+        files,
+    })
+}
+
+/// `1234567.8` as `1,234,568`.
+fn grouped(x: f64) -> String {
+    let digits = format!("{:.0}", x.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The report as Markdown tables: per file and mode at the first thread count, then scaling.
+pub fn to_markdown(report: &Report) -> String {
+    let mut s = String::new();
+    let first = report.threads.first().copied().unwrap_or(1);
+    let _ = writeln!(
+        s,
+        "{} cores; warm-up {} s and at least {} s per run; median pass.\n",
+        report.cores, report.warmup_s, report.min_time_s
+    );
+    let _ = writeln!(
+        s,
+        "| file | puzzles | mode | puzzles/s ({first} thr) | µs/puzzle | no guess | guesses/puzzle | unsolvable | 2+ solutions |"
+    );
+    let _ = writeln!(s, "|---|---:|---|---:|---:|---:|---:|---:|---:|");
+    for f in &report.files {
+        for m in &f.modes {
+            let r = &m.runs[0];
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {:.2} | {:.1}% | {:.2} | {} | {} |",
+                f.file,
+                f.puzzles,
+                m.mode,
+                grouped(r.puzzles_per_s),
+                r.us_per_puzzle,
+                m.no_guess_pct,
+                m.guesses_per_puzzle,
+                m.unsolvable,
+                m.multiple.map_or("-".into(), |n| n.to_string()),
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        "\nThread scaling: puzzles/s (parallel efficiency)\n\n| file | mode |"
+    );
+    for t in &report.threads {
+        let _ = write!(s, " {t} thr |");
+    }
+    let _ = write!(s, "\n|---|---|");
+    for _ in &report.threads {
+        let _ = write!(s, "---:|");
+    }
+    s.push('\n');
+    for f in &report.files {
+        for m in &f.modes {
+            let _ = write!(s, "| {} | {} |", f.file, m.mode);
+            for r in &m.runs {
+                let eff = r
+                    .efficiency
+                    .map_or(String::new(), |e| format!(" ({:.0}%)", e * 100.0));
+                let _ = write!(s, " {}{eff} |", grouped(r.puzzles_per_s));
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// Writes an SVG plot of puzzles/s (log scale) against threads (evenly spaced in the order
+/// measured), one line per file and mode, with its ideal linear scaling dashed.
+pub fn plot(report: &Report, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    let threads = &report.threads;
+    // Ideal linear scaling from each series' 1-thread rate, drawn dashed.
+    let ideal = |m: &ModeReport| -> Vec<(f64, f64)> {
+        m.runs
+            .iter()
+            .enumerate()
+            .filter_map(|(k, r)| Some((k as f64, r.puzzles_per_s / r.efficiency?)))
+            .collect()
+    };
+    let rates = report.files.iter().flat_map(|f| {
+        f.modes.iter().flat_map(|m| {
+            let ideal = ideal(m).into_iter().map(|p| p.1);
+            m.runs.iter().map(|r| r.puzzles_per_s).chain(ideal)
+        })
+    });
+    let (lo, hi) = rates.fold((f64::MAX, 0.0f64), |(lo, hi), r| (lo.min(r), hi.max(r)));
+    let (lo, hi) = if hi > 0.0 {
+        (lo / 3.0, hi * 6.0)
+    } else {
+        (1.0, 10.0)
+    };
+    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let last = threads.len().saturating_sub(1) as f64;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!(
+                "sudoku-batch bench: throughput vs threads ({} cores)",
+                report.cores
+            ),
+            ("sans-serif", 22),
+        )
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(80)
+        .build_cartesian_2d(-0.25..last + 0.25, (lo..hi).log_scale())?;
+    // Thread counts sit at integer positions; any other label position stays empty.
+    let label = |x: &f64| {
+        let i = x.round();
+        match threads.get(i as usize) {
+            Some(t) if (x - i).abs() < 1e-6 && i >= 0.0 => t.to_string(),
+            _ => String::new(),
+        }
+    };
+    chart
+        .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .disable_x_mesh()
+        .x_desc("threads")
+        .y_desc("puzzles/s (log scale)")
+        .x_labels(threads.len())
+        .x_label_formatter(&label)
+        .y_label_formatter(&|y| grouped(*y))
+        .draw()?;
+    let series: usize = report.files.iter().map(|f| f.modes.len()).sum();
+    let mut i = 0;
+    for f in &report.files {
+        let name = Path::new(&f.file)
+            .file_name()
+            .map_or(f.file.clone(), |n| n.to_string_lossy().into_owned());
+        for m in &f.modes {
+            let color = Palette99::pick(i).to_rgba();
+            i += 1;
+            let points: Vec<(f64, f64)> = m
+                .runs
+                .iter()
+                .enumerate()
+                .map(|(k, r)| (k as f64, r.puzzles_per_s))
+                .collect();
+            let mode = if m.mode == Mode::First {
+                "first"
+            } else {
+                "unique"
+            };
+            chart
+                .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
+                .label(format!("{name}, {mode}"))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+            chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, color.filled())))?;
+            let dashed = DashedLineSeries::new(ideal(m), 6, 5, color.mix(0.6).stroke_width(1));
+            let drawn = chart.draw_series(dashed)?;
+            if i == series {
+                drawn
+                    .label("dashed: ideal (1-thread rate x threads)")
+                    .legend(|(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.4).stroke_width(1))
+                    });
+            }
+        }
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_threads_double_up_to_cores() {
+        assert_eq!(default_threads(1), vec![1]);
+        assert_eq!(default_threads(2), vec![1, 2]);
+        assert_eq!(default_threads(6), vec![1, 2, 4, 6]);
+        assert_eq!(default_threads(8), vec![1, 2, 4, 8]);
+    }
+
+    #[test]
+    fn grouping_and_median() {
+        assert_eq!(grouped(1234567.8), "1,234,568");
+        assert_eq!(grouped(999.0), "999");
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+}

@@ -1,0 +1,391 @@
+//! Reproducible puzzle generation: every puzzle has exactly one solution.
+//!
+//! Puzzle `i` of a run depends only on `(seed, i)` and the options: its random stream is derived
+//! from the seed and the index, never from a shared generator, so the output is the same at any
+//! thread count. Puzzles are made in parallel in fixed-size chunks and written in index order, so
+//! memory stays bounded however many are asked for.
+//!
+//! Each puzzle starts from a random complete grid (randomized backtracking fill), then givens are
+//! removed in a random order; a removal is kept only when the puzzle still has exactly one
+//! solution. The uniqueness test is a property of the puzzle, not of the solver, so a faster or
+//! different solver behind [`crate::solver::count`] produces byte-identical files.
+
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::grid::{Grid, CELLS};
+use crate::solver;
+
+/// How givens are removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Remove a given only when its cell is then a naked or hidden single of the remaining givens.
+    /// Unique by construction and solvable by singles alone (like the popular Kaggle sets), and cheap.
+    Easy,
+    /// Remove givens while the solver's count confirms uniqueness, down to the clue target.
+    Unique,
+    /// Try to remove every given once: the result is minimal (no given can be removed).
+    Minimal,
+}
+
+impl Mode {
+    /// The clue target used when none is given (`None`: remove as many as possible).
+    pub fn default_clues(self) -> Option<usize> {
+        match self {
+            Mode::Easy => Some(36),
+            Mode::Unique => Some(26),
+            Mode::Minimal => None,
+        }
+    }
+}
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct GenerateConfig {
+    /// Number of puzzles.
+    pub count: u64,
+    /// Seed: the same seed and options give the same output.
+    pub seed: u64,
+    /// Removal strategy.
+    pub mode: Mode,
+    /// Stop removing at this many givens (ignored by [`Mode::Minimal`]).
+    pub clues: Option<usize>,
+    /// Worker threads; `None` uses every core. Does not change the output.
+    pub threads: Option<usize>,
+}
+
+/// Totals of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Puzzles written.
+    pub puzzles: u64,
+    /// Fewest givens of any puzzle.
+    pub min_clues: usize,
+    /// Most givens of any puzzle.
+    pub max_clues: usize,
+    /// Sum of givens over all puzzles (for the mean).
+    pub total_clues: u64,
+    /// Puzzles that did not reach the clue target within [`ATTEMPTS`] grids.
+    pub missed_target: u64,
+    /// Wall-clock time of the run.
+    pub elapsed: Duration,
+}
+
+/// Fresh grids tried per puzzle to reach a clue target; the puzzle with the fewest givens is kept
+/// when none reaches it.
+pub const ATTEMPTS: usize = 16;
+
+/// Puzzles made per parallel chunk before they are written.
+const CHUNK: u64 = 1 << 12;
+
+/// Generates `config.count` puzzles and writes them to `out`, one 81-character line each, `.` for
+/// blanks, in index order. `progress` is called with the number written so far after each chunk.
+pub fn generate<W: Write>(
+    config: &GenerateConfig,
+    out: &mut W,
+    mut progress: impl FnMut(u64),
+) -> io::Result<Summary> {
+    let start = Instant::now();
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = config.threads {
+        builder = builder.num_threads(n);
+    }
+    let pool = builder.build().map_err(io::Error::other)?;
+    let target = match config.mode {
+        Mode::Minimal => None,
+        mode => config.clues.or(mode.default_clues()),
+    };
+    let mut summary = Summary {
+        puzzles: 0,
+        min_clues: usize::MAX,
+        max_clues: 0,
+        total_clues: 0,
+        missed_target: 0,
+        elapsed: Duration::ZERO,
+    };
+    let mut buf = Vec::with_capacity(CHUNK as usize * (CELLS + 1));
+    let mut first = 0;
+    while first < config.count {
+        let last = config.count.min(first + CHUNK);
+        let chunk: Vec<Grid> = pool.install(|| {
+            (first..last)
+                .into_par_iter()
+                .map(|i| puzzle(config.seed, i, config.mode, target))
+                .collect()
+        });
+        buf.clear();
+        for g in &chunk {
+            let clues = g.givens();
+            summary.min_clues = summary.min_clues.min(clues);
+            summary.max_clues = summary.max_clues.max(clues);
+            summary.total_clues += clues as u64;
+            if target.is_some_and(|t| clues > t) {
+                summary.missed_target += 1;
+            }
+            buf.extend(
+                g.cells()
+                    .iter()
+                    .map(|&v| if v == 0 { b'.' } else { b'0' + v }),
+            );
+            buf.push(b'\n');
+        }
+        out.write_all(&buf)?;
+        summary.puzzles += chunk.len() as u64;
+        progress(summary.puzzles);
+        first = last;
+    }
+    out.flush()?;
+    if summary.puzzles == 0 {
+        summary.min_clues = 0;
+    }
+    summary.elapsed = start.elapsed();
+    Ok(summary)
+}
+
+/// Puzzle number `index` of the run with `seed`: a pure function of its arguments.
+///
+/// `target` is the number of givens at which removal stops (`None`: remove all it can); it is
+/// ignored by [`Mode::Minimal`].
+pub fn puzzle(seed: u64, index: u64, mode: Mode, target: Option<usize>) -> Grid {
+    let mut rng = Rng::for_puzzle(seed, index);
+    let target = if mode == Mode::Minimal { None } else { target };
+    let attempts = if target.is_some() { ATTEMPTS } else { 1 };
+    let mut best: Option<Givens> = None;
+    for _ in 0..attempts {
+        let mut g = Givens::full(&random_solution(&mut rng));
+        g.reduce(&mut rng, mode, target.unwrap_or(0));
+        if target.is_none_or(|t| g.count <= t) {
+            best = Some(g);
+            break;
+        }
+        if best.as_ref().is_none_or(|b| g.count < b.count) {
+            best = Some(g);
+        }
+    }
+    Grid::from_cells(best.expect("at least one attempt").cells).expect("digits are 1..=9")
+}
+
+/// SplitMix64: tiny, fast and fixed forever here, so seeds stay reproducible across versions.
+struct Rng(u64);
+
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Rng {
+    /// Independent stream for one puzzle: the state is a hash of (seed, index), so neighbouring
+    /// indices do not share overlapping streams.
+    fn for_puzzle(seed: u64, index: u64) -> Rng {
+        Rng(mix64(mix64(seed ^ 0x5344_4B42_4154_4348) ^ index))
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        mix64(self.0)
+    }
+
+    /// Uniform-enough value in `0..n` for small `n` (multiply-shift; bias below 2^-32).
+    fn below(&mut self, n: usize) -> usize {
+        (((self.next() >> 32) * n as u64) >> 32) as usize
+    }
+
+    fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i + 1));
+        }
+    }
+}
+
+const fn box_of(cell: usize) -> usize {
+    (cell / 27) * 3 + (cell % 9) / 3
+}
+
+/// The 27 units (9 rows, 9 columns, 9 boxes) as cell lists.
+const fn units() -> [[u8; 9]; 27] {
+    let mut out = [[0u8; 9]; 27];
+    let mut cell = 0;
+    while cell < CELLS {
+        let (r, c, b) = (cell / 9, cell % 9, box_of(cell));
+        out[r][c] = cell as u8;
+        out[9 + c][r] = cell as u8;
+        out[18 + b][(r % 3) * 3 + c % 3] = cell as u8;
+        cell += 1;
+    }
+    out
+}
+
+static UNITS: [[u8; 9]; 27] = units();
+
+/// Placed digits with row/column/box masks (bit `d - 1` for digit `d`).
+#[derive(Clone)]
+struct Givens {
+    cells: [u8; CELLS],
+    rows: [u16; 9],
+    cols: [u16; 9],
+    boxes: [u16; 9],
+    count: usize,
+}
+
+impl Givens {
+    fn empty() -> Givens {
+        Givens {
+            cells: [0; CELLS],
+            rows: [0; 9],
+            cols: [0; 9],
+            boxes: [0; 9],
+            count: 0,
+        }
+    }
+
+    fn full(solution: &[u8; CELLS]) -> Givens {
+        let mut g = Givens::empty();
+        for (cell, &d) in solution.iter().enumerate() {
+            g.place(cell, d);
+        }
+        g
+    }
+
+    fn used(&self, cell: usize) -> u16 {
+        self.rows[cell / 9] | self.cols[cell % 9] | self.boxes[box_of(cell)]
+    }
+
+    fn place(&mut self, cell: usize, digit: u8) {
+        let bit = 1 << (digit - 1);
+        self.cells[cell] = digit;
+        self.rows[cell / 9] |= bit;
+        self.cols[cell % 9] |= bit;
+        self.boxes[box_of(cell)] |= bit;
+        self.count += 1;
+    }
+
+    fn clear(&mut self, cell: usize) -> u8 {
+        let digit = self.cells[cell];
+        let bit = !(1 << (digit - 1));
+        self.cells[cell] = 0;
+        self.rows[cell / 9] &= bit;
+        self.cols[cell % 9] &= bit;
+        self.boxes[box_of(cell)] &= bit;
+        self.count -= 1;
+        digit
+    }
+
+    /// True if blank `cell` must hold `digit` by a naked single (no other digit fits) or a hidden
+    /// single (no other blank of one of its units can take `digit`), given the placed digits.
+    fn forced(&self, cell: usize, digit: u8) -> bool {
+        let bit = 1 << (digit - 1);
+        if 0x1ff & !self.used(cell) == bit {
+            return true;
+        }
+        let (r, c, b) = (cell / 9, cell % 9, box_of(cell));
+        [r, 9 + c, 18 + b].iter().any(|&unit| {
+            UNITS[unit].iter().all(|&other| {
+                let other = other as usize;
+                other == cell || self.cells[other] != 0 || self.used(other) & bit != 0
+            })
+        })
+    }
+
+    /// Removes givens in a random order down to `target`, keeping each removal only when the
+    /// puzzle stays uniquely solvable by the rule of `mode`.
+    fn reduce(&mut self, rng: &mut Rng, mode: Mode, target: usize) {
+        let mut order: [u8; CELLS] = std::array::from_fn(|i| i as u8);
+        rng.shuffle(&mut order);
+        for &cell in &order {
+            if self.count <= target {
+                break;
+            }
+            let cell = cell as usize;
+            let digit = self.clear(cell);
+            let keep = self.forced(cell, digit) || (mode != Mode::Easy && self.unique_by_count());
+            if !keep {
+                self.place(cell, digit);
+            }
+        }
+    }
+
+    fn unique_by_count(&self) -> bool {
+        let grid = Grid::from_cells(self.cells).expect("digits are 1..=9");
+        solver::count(&grid, 2).solutions == 1
+    }
+}
+
+/// A randomized search for a complete grid: fill the most constrained blank cell, trying
+/// its candidates in random order, backtracking on a dead end.
+fn random_solution(rng: &mut Rng) -> [u8; CELLS] {
+    fn fill(g: &mut Givens, rng: &mut Rng) -> bool {
+        let mut best = None;
+        let mut best_n = 10;
+        for cell in 0..CELLS {
+            if g.cells[cell] == 0 {
+                let n = (0x1ff & !g.used(cell)).count_ones();
+                if n < best_n {
+                    best_n = n;
+                    best = Some(cell);
+                    if n <= 1 {
+                        break;
+                    }
+                }
+            }
+        }
+        let Some(cell) = best else {
+            return true;
+        };
+        let free = 0x1ff & !g.used(cell);
+        let mut digits = [0u8; 9];
+        let mut n = 0;
+        for d in 1..=9u8 {
+            if free & (1 << (d - 1)) != 0 {
+                digits[n] = d;
+                n += 1;
+            }
+        }
+        rng.shuffle(&mut digits[..n]);
+        for &d in &digits[..n] {
+            g.place(cell, d);
+            if fill(g, rng) {
+                return true;
+            }
+            g.clear(cell);
+        }
+        false
+    }
+    let mut g = Givens::empty();
+    assert!(fill(&mut g, rng), "an empty grid always has a solution");
+    g.cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_solutions_are_complete_and_differ() {
+        let mut rng = Rng::for_puzzle(1, 0);
+        let a = Grid::from_cells(random_solution(&mut rng)).unwrap();
+        let b = Grid::from_cells(random_solution(&mut rng)).unwrap();
+        assert!(a.is_complete() && b.is_complete());
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn units_cover_every_cell_three_times() {
+        let mut seen = [0; CELLS];
+        for unit in UNITS.iter() {
+            for &c in unit {
+                seen[c as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 3));
+    }
+
+    #[test]
+    fn streams_differ_by_seed_and_index() {
+        let a = Rng::for_puzzle(1, 0).next();
+        assert_ne!(a, Rng::for_puzzle(1, 1).next());
+        assert_ne!(a, Rng::for_puzzle(2, 0).next());
+    }
+}
