@@ -552,3 +552,37 @@ fn a_named_pipe_is_read_without_mapping() {
         .stdout;
     assert_eq!(run.stdout, expected);
 }
+
+#[test]
+fn an_output_that_is_a_named_pipe_is_written_through_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    // Renaming a temporary file over a special file would replace it (as root, even /dev/null).
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("answers.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    bin()
+        .args(["solve", "-q"])
+        .arg(sample())
+        .arg("-o")
+        .arg(&fifo)
+        .assert()
+        .success();
+    // Checked before joining: had the pipe been replaced, the reader would wait forever.
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    let text = reader.join().unwrap();
+    assert_eq!(text.lines().count(), sample_puzzles().len());
+    assert!(text.lines().all(|l| l.len() == 81));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
+}

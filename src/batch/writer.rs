@@ -28,17 +28,26 @@ pub struct Done {
 
 /// Where the output goes. A file is written under a temporary name beside its destination and
 /// renamed into place by [`Sink::finish`]; dropping an unfinished sink removes the temporary file.
+///
+/// A destination that exists and is not a regular file (`/dev/null`, a FIFO, a terminal) is
+/// written directly: renaming over it would replace the device or pipe with a plain file.
 pub enum Sink {
     Stdout,
     File {
         temp: tempfile::NamedTempFile,
         dest: PathBuf,
     },
+    Special(std::fs::File),
 }
 
 impl Sink {
-    /// Creates the temporary file beside `dest`.
+    /// Creates the temporary file beside `dest`, or opens `dest` itself if it is special.
     pub fn file(dest: PathBuf) -> io::Result<Sink> {
+        if std::fs::metadata(&dest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            return Ok(Sink::Special(
+                std::fs::OpenOptions::new().write(true).open(&dest)?,
+            ));
+        }
         let dir = match dest.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -58,6 +67,7 @@ impl Sink {
     pub fn finish(self) -> io::Result<()> {
         match self {
             Sink::Stdout => io::stdout().flush(),
+            Sink::Special(mut file) => file.flush(),
             Sink::File { temp, dest } => {
                 #[cfg(unix)]
                 {
@@ -78,6 +88,7 @@ impl Write for Sink {
         match self {
             Sink::Stdout => io::stdout().write(buf),
             Sink::File { temp, .. } => temp.write(buf),
+            Sink::Special(file) => file.write(buf),
         }
     }
 
@@ -85,6 +96,7 @@ impl Write for Sink {
         match self {
             Sink::Stdout => io::stdout().flush(),
             Sink::File { temp, .. } => temp.flush(),
+            Sink::Special(file) => file.flush(),
         }
     }
 }
@@ -123,6 +135,7 @@ pub fn write_ordered(
     let mut out: Box<dyn Write + '_> = match sink {
         Sink::Stdout => Box::new(stdout.lock()),
         Sink::File { temp, .. } => Box::new(temp.as_file_mut()),
+        Sink::Special(file) => Box::new(file),
     };
     let mut written = Written::default();
     let mut shown = 0usize;
