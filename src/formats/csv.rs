@@ -127,9 +127,10 @@ impl Layout {
 
     /// Parses and answers every row of `block`.
     pub fn process(&self, block: &[u8], task: Task, out: &mut BlockOut) {
-        let mut rdr = reader(block);
+        // csv-core straight over the block (mapped or read): no copy into a reader buffer.
+        let mut rdr = CoreReader::new();
+        let mut input = block;
         let mut wtr = writer(std::mem::take(&mut out.bytes));
-        let mut rec = csv::ByteRecord::new();
         let mut row = csv::ByteRecord::new();
         // The csv crate's positions go wrong on CRLF and comment lines, so line numbers come
         // from walking the same rows by hand. The walk is lazy: it only catches up to the
@@ -143,20 +144,12 @@ impl Layout {
         };
         let mut index = 0;
         loop {
-            match rdr.read_byte_record(&mut rec) {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(e) => {
-                    // Not reachable with flexible byte records over memory; kept as a record.
-                    out.tally.records += 1;
-                    out.tally.invalid += 1;
-                    out.note(rows.line, || format!("invalid: {e}"));
-                    break;
-                }
-            }
+            let Some(rec) = rdr.next(&mut input) else {
+                break;
+            };
             index += 1;
             let mut line = || rows.line_of(index);
-            if rec.len() == 1 && rec[0].trim_ascii().is_empty() {
+            if rec.len() == 1 && rec.get(0).unwrap_or_default().trim_ascii().is_empty() {
                 continue; // a blank line: not a record
             }
             out.tally.records += 1;
@@ -216,12 +209,7 @@ impl Layout {
         out.bytes = wtr.into_inner().expect("writing to memory");
     }
 
-    fn row(
-        &self,
-        field: Option<&[u8]>,
-        rec: &csv::ByteRecord,
-        task: Task,
-    ) -> Result<RowAnswer, String> {
+    fn row(&self, field: Option<&[u8]>, rec: &Fields, task: Task) -> Result<RowAnswer, String> {
         let field = field.ok_or_else(|| format!("the row has no column {}", self.puzzle + 1))?;
         let puzzle = Grid::parse(field.trim_ascii()).map_err(|e| e.to_string())?;
         match task {
@@ -233,6 +221,68 @@ impl Layout {
                 verify(&puzzle, solution.trim_ascii(), unique).map(RowAnswer::Verified)
             }
             _ => answer(task, &puzzle).map(RowAnswer::Answer),
+        }
+    }
+}
+
+/// Drives `csv_core` over a block, reusing its field buffers from row to row.
+struct CoreReader {
+    core: csv_core::Reader,
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+/// One row's fields, borrowed from a [`CoreReader`].
+struct Fields<'a> {
+    bytes: &'a [u8],
+    ends: &'a [usize],
+}
+
+impl Fields<'_> {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: usize) -> Option<&[u8]> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.bytes.get(start..end)
+    }
+}
+
+impl CoreReader {
+    fn new() -> CoreReader {
+        CoreReader {
+            core: csv_core::ReaderBuilder::new().comment(Some(b'#')).build(),
+            bytes: vec![0; 1024],
+            ends: vec![0; 16],
+        }
+    }
+
+    /// The next row of `input` (advanced past it), or `None` at the end. An empty `input` is
+    /// the end of the data, which also completes a last row without a newline.
+    fn next(&mut self, input: &mut &[u8]) -> Option<Fields<'_>> {
+        use csv_core::ReadRecordResult::*;
+        let (mut out, mut end) = (0, 0);
+        loop {
+            let (result, nin, nout, nend) =
+                self.core
+                    .read_record(input, &mut self.bytes[out..], &mut self.ends[end..]);
+            *input = &input[nin..];
+            out += nout;
+            end += nend;
+            match result {
+                InputEmpty => {}
+                OutputFull => self.bytes.resize(self.bytes.len() * 2, 0),
+                OutputEndsFull => self.ends.resize(self.ends.len() * 2, 0),
+                Record => {
+                    return Some(Fields {
+                        bytes: &self.bytes[..out],
+                        ends: &self.ends[..end],
+                    })
+                }
+                End => return None,
+            }
         }
     }
 }
