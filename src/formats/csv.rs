@@ -143,10 +143,7 @@ impl Layout {
             last: 0,
         };
         let mut index = 0;
-        loop {
-            let Some(rec) = rdr.next(&mut input) else {
-                break;
-            };
+        while let Some(rec) = rdr.next(&mut input) {
             index += 1;
             let mut line = || rows.line_of(index);
             if rec.len() == 1 && rec.get(0).unwrap_or_default().trim_ascii().is_empty() {
