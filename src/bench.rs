@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::grid::{Grid, CELLS};
+use crate::grid::Grid;
 use crate::solver;
 
 /// What to run.
@@ -192,29 +192,15 @@ fn load(path: &Path) -> Result<Set, BenchError> {
         skipped: Vec::new(),
     };
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.iter().all(u8::is_ascii_whitespace) || line.starts_with(b"#") {
-            continue;
-        }
-        let grid = line
-            .get(..CELLS)
-            .ok_or(())
-            .and_then(|cells| match line.get(CELLS) {
-                Some(b) if !(b.is_ascii_whitespace() || *b == b',' || *b == b';') => Err(()),
-                _ => Ok(cells),
-            });
-        match grid.map(Grid::parse) {
-            Ok(Ok(g)) => {
+        match crate::formats::line::parse_line(line) {
+            None => {}
+            Some(Ok(g)) => {
                 set.puzzles.push(g);
                 set.lines.push(i + 1);
             }
-            Ok(Err(e)) => set.skipped.push(Skipped {
+            Some(Err(e)) => set.skipped.push(Skipped {
                 line: i + 1,
                 reason: e.to_string(),
-            }),
-            Err(()) => set.skipped.push(Skipped {
-                line: i + 1,
-                reason: "not an 81-character grid followed by whitespace, ',' or ';'".into(),
             }),
         }
     }

@@ -3,7 +3,7 @@
 //! is the solution to verify. Output: one line per record.
 
 use super::{answer, is_skipped, strip_cr, tally_answer, verify, Answer, BlockOut, Task, Verified};
-use crate::grid::{Grid, CELLS};
+use crate::grid::{Grid, ParseError, CELLS};
 
 /// Parses and answers every line of `block`.
 pub fn process(block: &[u8], task: Task, out: &mut BlockOut) {
@@ -41,6 +41,13 @@ pub fn split_field(text: &[u8]) -> (&[u8], &[u8]) {
         .position(|&b| is_separator(b))
         .unwrap_or(text.len());
     text.split_at(end)
+}
+
+/// The puzzle of one line (LF already removed), by the rules above; `None` for a line that is not
+/// a record (blank or `#`). Used by `bench` too, so every command reads lines alike.
+pub fn parse_line(line: &[u8]) -> Option<Result<Grid, ParseError>> {
+    let line = strip_cr(line);
+    (!is_skipped(line)).then(|| Grid::parse(split_field(line.trim_ascii_start()).0))
 }
 
 fn record(line: &[u8], line_no: u64, task: Task, out: &mut BlockOut) {
