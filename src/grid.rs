@@ -34,6 +34,32 @@ fn show_byte(byte: u8) -> String {
     }
 }
 
+/// A kind of unit: nine cells that must hold each digit once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Row,
+    Column,
+    Box,
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Unit::Row => "row",
+            Unit::Column => "column",
+            Unit::Box => "box",
+        })
+    }
+}
+
+/// A digit that appears twice in one unit; `index` is the unit's 1-based number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clash {
+    pub digit: u8,
+    pub unit: Unit,
+    pub index: usize,
+}
+
 impl Grid {
     /// The all-blank grid.
     pub const EMPTY: Grid = Grid { cells: [0; CELLS] };
@@ -112,20 +138,35 @@ impl Grid {
 
     /// True if no digit appears twice in a row, column or box (blanks allowed).
     pub fn is_consistent(&self) -> bool {
+        self.first_clash().is_none()
+    }
+
+    /// The first digit (in row-major order of cells) that appears twice in a unit.
+    pub fn first_clash(&self) -> Option<Clash> {
         let mut seen = [0u16; 27];
         for (i, &v) in self.cells.iter().enumerate() {
             if v == 0 {
                 continue;
             }
             let bit = 1u16 << v;
-            for unit in [i / 9, 9 + i % 9, 18 + (i / 27) * 3 + (i % 9) / 3] {
-                if seen[unit] & bit != 0 {
-                    return false;
+            let units = [
+                (Unit::Row, i / 9),
+                (Unit::Column, i % 9),
+                (Unit::Box, (i / 27) * 3 + (i % 9) / 3),
+            ];
+            for (k, (unit, index)) in units.into_iter().enumerate() {
+                let slot = &mut seen[9 * k + index];
+                if *slot & bit != 0 {
+                    return Some(Clash {
+                        digit: v,
+                        unit,
+                        index: index + 1,
+                    });
                 }
-                seen[unit] |= bit;
+                *slot |= bit;
             }
         }
-        true
+        None
     }
 
     /// True if every cell is filled and no digit repeats in a unit.

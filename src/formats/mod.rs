@@ -223,25 +223,12 @@ pub fn verify(puzzle: &Grid, solution_text: &[u8], unique: bool) -> Result<Verif
 
 /// Names the first digit that appears twice in a unit, if any.
 pub fn find_clash(grid: &Grid) -> Option<Reason> {
-    let mut seen = [0u16; 27];
-    for (i, &v) in grid.cells().iter().enumerate() {
-        if v == 0 {
-            continue;
-        }
-        let bit = 1u16 << v;
-        let units = [i / 9, 9 + i % 9, 18 + (i / 27) * 3 + (i % 9) / 3];
-        for (k, unit) in units.into_iter().enumerate() {
-            if seen[unit] & bit != 0 {
-                let kind = ["row", "column", "box"][k];
-                return Some(format!(
-                    "givens clash: digit {v} appears twice in {kind} {}",
-                    unit - 9 * k + 1
-                ));
-            }
-            seen[unit] |= bit;
-        }
-    }
-    None
+    grid.first_clash().map(|c| {
+        format!(
+            "givens clash: digit {} appears twice in {} {}",
+            c.digit, c.unit, c.index
+        )
+    })
 }
 
 /// Adds an answer to the tally.
@@ -262,21 +249,9 @@ pub fn tally_answer(tally: &mut Tally, answer: &Answer) {
 
 /// Appends the count as text: `N`, or `N+` when the limit was reached.
 pub fn push_count(out: &mut Vec<u8>, found: u32, at_limit: bool) {
-    let mut digits = [0u8; 10];
-    let mut n = found;
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
-    if at_limit {
-        out.push(b'+');
-    }
+    use std::io::Write;
+    let plus = if at_limit { "+" } else { "" };
+    write!(out, "{found}{plus}").expect("writing to memory");
 }
 
 /// Appends the 81 digits of a grid.
