@@ -12,6 +12,8 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use sudoku_batch::bench::median;
+use sudoku_batch::formats::line;
 use sudoku_batch::{solver, Grid};
 
 const SETS: [&str; 5] = [
@@ -39,19 +41,13 @@ fn main() {
         if only.as_deref().is_some_and(|o| !set.contains(o)) {
             continue;
         }
-        let text = std::fs::read_to_string(dir.join(set)).expect("read data set");
-        let lines: Vec<&str> = text
-            .lines()
-            .filter(|l| !l.starts_with('#') && l.len() >= 81)
-            .map(|l| &l[..81])
+        let text = std::fs::read(dir.join(set)).expect("read data set");
+        let ours: Vec<Grid> = line::puzzles(&text)
+            .map(|(n, p)| p.unwrap_or_else(|e| panic!("{set}:{n}: {e}")))
             .collect();
-        let ours: Vec<Grid> = lines
+        let peer: Vec<sudoku::Sudoku> = ours
             .iter()
-            .map(|l| Grid::parse(l.as_bytes()).expect("parse"))
-            .collect();
-        let peer: Vec<sudoku::Sudoku> = lines
-            .iter()
-            .map(|l| sudoku::Sudoku::from_str_line(l).expect("peer parse"))
+            .map(|g| sudoku::Sudoku::from_str_line(&g.to_line()).expect("peer parse"))
             .collect();
 
         let mut guesses = 0u64;
@@ -113,9 +109,4 @@ fn time_pass(f: impl FnOnce() -> usize) -> f64 {
     let t = Instant::now();
     black_box(f());
     t.elapsed().as_secs_f64()
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }

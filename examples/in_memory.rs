@@ -6,16 +6,13 @@
 
 use std::time::Instant;
 
+use sudoku_batch::formats::line;
 use sudoku_batch::{solver, Grid};
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: in_memory FILE");
     let text = std::fs::read(&path).expect("readable file");
-    let puzzles: Vec<Grid> = text
-        .split(|&b| b == b'\n')
-        .filter(|l| l.len() >= 81 && l[0] != b'#')
-        .filter_map(|l| Grid::parse(&l[..81]).ok())
-        .collect();
+    let puzzles: Vec<Grid> = line::puzzles(&text).filter_map(|(_, p)| p.ok()).collect();
     let started = Instant::now();
     let mut solved = 0u64;
     for p in &puzzles {

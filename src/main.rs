@@ -1,3 +1,6 @@
+//! `sudoku-batch`: the command-line front end. Flags and printing only; the engine is the
+//! `sudoku_batch` library.
+
 mod cli;
 
 use std::io::{BufWriter, IsTerminal, Write};
@@ -6,21 +9,24 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{CommandFactory, Parser};
-use sudoku_batch::batch::writer::Sink;
-use sudoku_batch::batch::{self, BatchError, Summary};
+use sudoku_batch::batch::output::Sink;
+use sudoku_batch::batch::{self, BatchError, Input};
 use sudoku_batch::{bench, generate};
 
+use cli::args as flags;
+use cli::console::{self, Console};
+
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = flags::Cli::parse();
     match cli.command {
-        cli::Command::Generate(args) => match run_generate(args) {
+        flags::Command::Generate(args) => match run_generate(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("sudoku-batch: error: {e:#}");
                 ExitCode::from(2)
             }
         },
-        cli::Command::Bench(args) => {
+        flags::Command::Bench(args) => {
             run_bench(args);
             ExitCode::SUCCESS
         }
@@ -29,77 +35,45 @@ fn main() -> ExitCode {
 }
 
 /// `solve`, `count` and `check`: the batch engine over a whole input.
-fn run_batch(command: &cli::Command) -> ExitCode {
-    let (Some(common), Some(config)) = (
-        command.common(),
-        command.to_config(std::io::stderr().is_terminal()),
-    ) else {
+fn run_batch(command: &flags::Command) -> ExitCode {
+    let (Some(common), Some((config, input, output))) = (command.common(), command.batch()) else {
         unreachable!("run_batch is only called for batch commands");
     };
-    if common.input.is_none() && std::io::stdin().is_terminal() {
-        let mut cmd = cli::Cli::command();
+    if matches!(input, Input::Reader { .. }) && std::io::stdin().is_terminal() {
+        let mut cmd = flags::Cli::command();
         cmd.build();
         if let Some(sub) = cmd.find_subcommand_mut(command.name()) {
             let _ = write!(std::io::stderr(), "{}", sub.render_help());
         }
         return ExitCode::from(2);
     }
-    match batch::run(&config) {
+    let name = match &input {
+        Input::Path(p) => p.display().to_string(),
+        Input::Reader { name, .. } => name.clone(),
+    };
+    let progress = !common.quiet && std::io::stderr().is_terminal();
+    let mut console = Console::new(name, progress);
+    let result = batch::run(&config, input, output, &mut console);
+    console.finish();
+    match result {
         Ok(summary) => {
-            report(&summary, common.quiet, common.stats.is_some());
+            console::report(&summary, common.quiet, common.stats.is_some());
             ExitCode::from(if summary.tally.failed() > 0 { 1 } else { 0 })
         }
         Err(BatchError::OutputClosed) => ExitCode::SUCCESS,
         Err(e) => {
             // The engine's messages already name their cause; print the top one only.
-            let e = anyhow::Error::from(e);
             eprintln!("sudoku-batch: error: {e}");
             ExitCode::from(2)
         }
     }
 }
 
-fn report(s: &Summary, quiet: bool, json: bool) {
-    let mut err = std::io::stderr().lock();
-    if !quiet {
-        if s.messages_not_shown > 0 {
-            let _ = writeln!(
-                err,
-                "sudoku-batch: {} more bad records not shown (--max-messages)",
-                s.messages_not_shown
-            );
-        }
-        let t = &s.tally;
-        let mut line = format!(
-            "sudoku-batch: records {}, solved {}, unsolvable {}, invalid {}",
-            t.records, t.solved, t.unsolvable, t.invalid
-        );
-        if t.wrong > 0 {
-            line += &format!(", wrong {}", t.wrong);
-        }
-        if t.unique + t.multiple > 0 {
-            line += &format!(", unique {}, multiple {}", t.unique, t.multiple);
-        }
-        let _ = writeln!(
-            err,
-            "{line}; {:.3} s, {:.0} puzzles/s",
-            s.seconds, s.puzzles_per_second
-        );
-    }
-    if json {
-        let _ = writeln!(
-            err,
-            "{}",
-            serde_json::to_string(s).expect("summary serializes")
-        );
-    }
-}
-
-fn run_generate(args: cli::GenerateArgs) -> anyhow::Result<()> {
+fn run_generate(args: flags::GenerateArgs) -> anyhow::Result<()> {
     let mode = match args.mode {
-        cli::GenerateMode::Easy => generate::Mode::Easy,
-        cli::GenerateMode::Unique => generate::Mode::Unique,
-        cli::GenerateMode::Minimal => generate::Mode::Minimal,
+        flags::GenerateMode::Easy => generate::Mode::Easy,
+        flags::GenerateMode::Unique => generate::Mode::Unique,
+        flags::GenerateMode::Minimal => generate::Mode::Minimal,
     };
     if mode == generate::Mode::Minimal && args.clues.is_some() {
         anyhow::bail!("--clues applies to --mode easy and --mode unique, not minimal");
@@ -120,7 +94,7 @@ fn run_generate(args: cli::GenerateArgs) -> anyhow::Result<()> {
     // The same sink as `solve`: a file is written under a temporary name and renamed into place
     // only when complete; on an error the temporary file is removed.
     let mut sink = match &args.output {
-        None => Sink::Stdout,
+        None => Sink::Writer(Box::new(std::io::stdout())),
         Some(path) => Sink::file(path.clone())
             .with_context(|| format!("cannot create an output file beside {}", path.display()))?,
     };
@@ -168,7 +142,7 @@ fn seconds(flag: &str, value: f64) -> Duration {
         .unwrap_or_else(|_| fail(format!("{flag} must be a non-negative number of seconds")))
 }
 
-fn run_bench(args: cli::BenchArgs) {
+fn run_bench(args: flags::BenchArgs) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let files = if args.files.is_empty() {
         bench::shipped_sets().unwrap_or_else(|e| fail(e))
@@ -203,7 +177,7 @@ fn run_bench(args: cli::BenchArgs) {
     let text = if args.json {
         serde_json::to_string_pretty(&report).expect("the report serializes") + "\n"
     } else {
-        bench::to_markdown(&report)
+        cli::bench_report::to_markdown(&report)
     };
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout
@@ -213,7 +187,7 @@ fn run_bench(args: cli::BenchArgs) {
         fail(format!("writing stdout: {e}"));
     }
     if let Some(path) = &args.plot {
-        if let Err(e) = bench::plot(&report, path) {
+        if let Err(e) = cli::bench_report::plot(&report, path) {
             fail(format!("writing plot {}: {e}", path.display()));
         }
         eprintln!("sudoku-batch: plot written to {}", path.display());

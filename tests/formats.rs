@@ -27,12 +27,7 @@ fn sample_pairs() -> Vec<(String, String)> {
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(0));
-    let puzzles: Vec<String> = std::fs::read_to_string(data("sample.txt"))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| l[..81].to_string())
-        .collect();
+    let puzzles = common::puzzle_texts(&data("sample.txt"));
     let pairs: Vec<(String, String)> = puzzles
         .into_iter()
         .zip(
@@ -466,12 +461,10 @@ fn lexmin_matches_an_independent_reference_on_multi_solution_puzzles() {
 }
 
 #[test]
+#[ignore = "needs SUDOKU_DATA_DIR"]
 fn lexmin_on_the_public_multi_solution_set() {
-    let Some(dir) = common::data_dir("lexmin_on_the_public_multi_solution_set") else {
-        return;
-    };
-    let text = std::fs::read_to_string(dir.join("puzzles7_serg_benchmark")).unwrap();
-    let puzzles: Vec<&str> = common::puzzle_lines(&text).into_iter().take(300).collect();
+    let mut puzzles = common::data_puzzles("puzzles7_serg_benchmark");
+    puzzles.truncate(300);
     let run = bin()
         .args(["solve", "-q", "--lexmin"])
         .write_stdin(puzzles.join("\n"))

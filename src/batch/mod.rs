@@ -5,58 +5,81 @@
 //! INPUT --(mmap, or stream in pieces)--> Reader: blocks ending on record boundaries
 //!       --> rayon pool: Format::process parses + answers each record into the block's buffer
 //!       --> crossbeam channel --> writer thread: reorders by sequence number, writes in order
-//!       --> OUTPUT (stdout, or a temporary file renamed into place at the end)
+//!       --> OUTPUT (a caller's writer, or a temporary file renamed into place at the end)
 //! ```
 //!
 //! A fixed set of [`writer::Slot`]s (a few per thread) circulates between the reader, the workers
 //! and the writer: the reader waits for a free slot before it cuts the next block, so the blocks in
-//! flight, and the heap, stay bounded whatever the input size. The engine takes a [`Config`] and
-//! never sees command-line types.
+//! flight, and the heap, stay bounded whatever the input size.
+//!
+//! The engine prints nothing: messages about bad records and progress go to an [`Observer`] that
+//! each front end implements (stderr and a progress bar for the CLI).
 
+pub mod output;
 pub mod reader;
 pub mod writer;
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::formats::{self, csv::Layout, Format, FormatChoice, Tally, Task};
+use crate::formats::{self, FormatChoice, FormatError, Message, Opened, Tally, Task};
+use output::Sink;
 use reader::Reader;
-use writer::{Context, Done, Sink, Slot};
+use writer::{Context, Done, Slot, Written};
 
-/// Where the records come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Input {
-    Stdin,
-    Path(PathBuf),
-}
-
-/// Where the answers go.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Output {
-    Stdout,
-    /// Written beside the destination under a temporary name, renamed into place on success.
-    Path(PathBuf),
-}
-
-/// A validated run configuration.
+/// What to do with every record, and how.
 #[derive(Debug, Clone)]
 pub struct Config {
-    pub input: Input,
-    pub output: Output,
-    /// Worker threads; 0 means one per core.
-    pub threads: usize,
     pub task: Task,
     pub format: FormatChoice,
     /// CSV: the name of the puzzle column, overriding the usual names.
     pub column: Option<String>,
-    /// Show a progress bar on stderr.
-    pub progress: bool,
-    /// Print at most this many messages about bad records (then a count).
-    pub message_cap: usize,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Hand at most this many messages about bad records to the observer (the rest are counted).
+    pub max_messages: usize,
 }
+
+/// Where the records come from.
+pub enum Input<'a> {
+    /// A file: mapped when it is a regular file, streamed otherwise (a FIFO, `/proc` files).
+    Path(PathBuf),
+    /// Any reader (stdin, a pipe, memory), streamed in blocks; `name` is used in error messages.
+    Reader {
+        name: String,
+        reader: Box<dyn Read + 'a>,
+    },
+}
+
+/// Where the answers go.
+pub enum Output<'a> {
+    /// Written beside the destination under a temporary name, renamed into place on success.
+    Path(PathBuf),
+    /// Any writer (stdout, memory); `name` is used in error messages.
+    Writer {
+        name: String,
+        writer: Box<dyn Write + Send + 'a>,
+    },
+}
+
+/// Receives what a run has to report, in input order, on the engine's writer thread.
+pub trait Observer: Send {
+    /// The run starts; `input_bytes` is the input's size when known (a mapped file).
+    fn start(&mut self, _input_bytes: Option<u64>) {}
+    /// A record that did not get a plain answer (at most [`Config::max_messages`] per run);
+    /// `message.line` is its 1-based line in the input.
+    fn message(&mut self, _message: &Message) {}
+    /// Another block is written: input bytes and records done so far.
+    fn progress(&mut self, _input_bytes: u64, _records: u64) {}
+}
+
+/// An observer that ignores everything.
+pub struct Silent;
+
+impl Observer for Silent {}
 
 /// What a finished run did.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -67,7 +90,7 @@ pub struct Summary {
     pub puzzles_per_second: f64,
     pub format: &'static str,
     pub threads: usize,
-    /// Messages about bad records that were not printed.
+    /// Messages about bad records that were not handed to the observer.
     pub messages_not_shown: u64,
 }
 
@@ -84,8 +107,8 @@ pub enum BatchError {
     Write { name: String, source: io::Error },
     #[error("{path}: cannot move the finished output into place: {source}")]
     Finish { path: PathBuf, source: io::Error },
-    #[error("{name}: {message}")]
-    Input { name: String, message: String },
+    #[error("{name}: {source}")]
+    Format { name: String, source: FormatError },
     /// The reader of the output went away (a closed pipe): not worth a message.
     #[error("output closed")]
     OutputClosed,
@@ -97,11 +120,14 @@ pub enum BatchError {
 const SLOT_BUDGET: usize = 24 << 20;
 const MAX_BLOCK: usize = 1 << 20;
 const MIN_BLOCK: usize = 64 << 10;
-/// Bytes looked at to detect the format and read a CSV header.
-const PEEK: usize = 64 << 10;
 
-/// Runs the whole batch: every record of the input gets exactly one answer in the output.
-pub fn run(config: &Config) -> Result<Summary, BatchError> {
+/// Runs the whole batch: every record of `input` gets exactly one answer in `output`, in order.
+pub fn run(
+    config: &Config,
+    input: Input<'_>,
+    output: Output<'_>,
+    observer: &mut dyn Observer,
+) -> Result<Summary, BatchError> {
     let started = Instant::now();
     let threads = match config.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -109,136 +135,125 @@ pub fn run(config: &Config) -> Result<Summary, BatchError> {
     };
     let slots = 2 * threads + 2;
     let block_size = (SLOT_BUDGET / 2 / slots).clamp(MIN_BLOCK, MAX_BLOCK);
-
-    let (mut reader, name) = match &config.input {
-        Input::Stdin => (
-            Reader::from_stream(Box::new(io::stdin()), block_size),
-            "<stdin>".to_string(),
-        ),
-        Input::Path(path) => {
-            let file = File::open(path).map_err(|source| BatchError::Open {
-                path: path.clone(),
-                source,
-            })?;
-            let reader =
-                Reader::from_file(file, block_size).map_err(|source| BatchError::Open {
-                    path: path.clone(),
-                    source,
-                })?;
-            (reader, path.display().to_string())
-        }
-    };
-    let read_error = |source| BatchError::Read {
-        name: name.clone(),
-        source,
-    };
-    let input_error = |message: String| BatchError::Input {
-        name: name.clone(),
-        message,
-    };
-
-    let prefix = reader.peek(PEEK).map_err(read_error)?;
-    let choice = match config.format {
-        FormatChoice::Auto => formats::detect(prefix, config.column.as_deref()),
-        ref f => f.clone(),
-    };
-    let mut header = Vec::new();
-    let mut first_line = 0;
-    let format = match choice {
-        FormatChoice::Auto | FormatChoice::Line => Format::Line,
-        FormatChoice::Grid => {
-            if let Task::Check { .. } = config.task {
-                return Err(input_error(
-                    "check needs puzzles that carry solutions (line or CSV format), not grids"
-                        .into(),
-                ));
-            }
-            Format::Grid
-        }
-        FormatChoice::Csv if prefix.is_empty() => Format::Line,
-        FormatChoice::Csv => {
-            // Blank and `#` lines before the header are skipped, like everywhere else.
-            let mut start = 0;
-            while let Some(len) = prefix[start..].iter().position(|&b| b == b'\n') {
-                if !formats::is_skipped(&prefix[start..start + len]) {
-                    break;
-                }
-                start += len + 1;
-            }
-            let end = match formats::csv::first_row_end(&prefix[start..]) {
-                Some(end) => start + end,
-                None if prefix.len() < PEEK => prefix.len(),
-                None => {
-                    return Err(input_error(
-                        "the CSV header row is longer than 64 KiB".into(),
-                    ))
-                }
-            };
-            let layout =
-                Layout::from_header(&prefix[start..end], config.column.as_deref(), config.task)
-                    .map_err(input_error)?;
-            first_line = memchr::memchr_iter(b'\n', &prefix[..end]).count() as u64;
-            header = layout.header().to_vec();
-            reader.skip(end);
-            Format::Csv(layout)
-        }
-    };
-
-    let mut sink = match &config.output {
-        Output::Stdout => Sink::Stdout,
-        Output::Path(path) => Sink::file(path.clone()).map_err(|source| BatchError::Create {
-            path: path.clone(),
+    let (mut reader, name) = open_input(input, block_size)?;
+    let prefix = reader
+        .peek(formats::PEEK)
+        .map_err(|source| BatchError::Read {
+            name: name.clone(),
             source,
-        })?,
-    };
-    let out_name = match &config.output {
-        Output::Stdout => "<stdout>".to_string(),
-        Output::Path(p) => p.display().to_string(),
-    };
-
-    let progress = config.progress.then(|| progress_bar(reader.total_len()));
+        })?;
+    let opened = formats::open(prefix, config.format, config.column.as_deref(), config.task)
+        .map_err(|source| BatchError::Format {
+            name: name.clone(),
+            source,
+        })?;
+    reader.skip(opened.skip);
+    let (mut sink, out_name) = open_output(output)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("sudoku-batch-{i}"))
         .build()?;
+    observer.start(reader.total_len());
+    let (read, written) = pipeline(config, &opened, slots, &pool, reader, &mut sink, observer);
+    let write_error = |source: io::Error| match source.kind() {
+        io::ErrorKind::BrokenPipe => BatchError::OutputClosed,
+        _ => BatchError::Write {
+            name: out_name.clone(),
+            source,
+        },
+    };
+    let written = written.map_err(write_error)?;
+    read.map_err(|source| BatchError::Read { name, source })?;
+    match &sink {
+        Sink::File { dest, .. } => {
+            let path = dest.clone();
+            sink.finish()
+                .map_err(|source| BatchError::Finish { path, source })?
+        }
+        _ => sink.finish().map_err(write_error)?,
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(Summary {
+        tally: written.tally,
+        seconds,
+        puzzles_per_second: written.tally.records as f64 / seconds.max(1e-9),
+        format: opened.format.name(),
+        threads,
+        messages_not_shown: written.messages_not_shown,
+    })
+}
+
+/// The reader of the input, and its name for messages.
+fn open_input(input: Input<'_>, block_size: usize) -> Result<(Reader<'_>, String), BatchError> {
+    match input {
+        Input::Reader { name, reader } => Ok((Reader::from_stream(reader, block_size), name)),
+        Input::Path(path) => {
+            let reader = File::open(&path)
+                .and_then(|file| Reader::from_file(file, block_size))
+                .map_err(|source| BatchError::Open {
+                    path: path.clone(),
+                    source,
+                })?;
+            Ok((reader, path.display().to_string()))
+        }
+    }
+}
+
+/// The sink of the output, and its name for messages.
+fn open_output(output: Output<'_>) -> Result<(Sink<'_>, String), BatchError> {
+    match output {
+        Output::Writer { name, writer } => Ok((Sink::Writer(writer), name)),
+        Output::Path(path) => {
+            let name = path.display().to_string();
+            let sink =
+                Sink::file(path.clone()).map_err(|source| BatchError::Create { path, source })?;
+            Ok((sink, name))
+        }
+    }
+}
+
+/// The reader on this thread, the workers on `pool`, the ordered writer on its own thread.
+/// Returns the reader's result and the writer's.
+fn pipeline(
+    config: &Config,
+    opened: &Opened,
+    slots: usize,
+    pool: &rayon::ThreadPool,
+    mut reader: Reader<'_>,
+    sink: &mut Sink<'_>,
+    observer: &mut dyn Observer,
+) -> (io::Result<()>, io::Result<Written>) {
     let (free_tx, free_rx) = crossbeam_channel::bounded(slots);
     for _ in 0..slots {
         free_tx.send(Slot::default()).expect("channel has room");
     }
     let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
-    let format = Arc::new(format);
+    let format = Arc::new(opened.format.clone());
     let ctx = Context {
-        header,
+        header: &opened.header,
         separator: format.block_separator(),
-        name: name.clone(),
-        first_line,
-        message_cap: config.message_cap,
-        progress: progress.clone(),
+        first_line: opened.first_line,
+        max_messages: config.max_messages,
     };
-
-    let (read_result, written) = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let writer = std::thread::Builder::new()
             .name("sudoku-batch-writer".into())
             .spawn_scoped(scope, || {
-                writer::write_ordered(done_rx, free_tx, &mut sink, ctx)
+                writer::write_ordered(done_rx, free_tx, sink, observer, ctx)
             })
             .expect("cannot start the writer thread");
         let mut seq = 0u64;
-        let read_result = loop {
+        let read = loop {
             // No free slot means the writer has stopped (an output error): stop reading.
             let Ok(mut slot) = free_rx.recv() else {
                 break Ok(());
             };
             match reader.next_block(&format, &mut slot.input) {
                 Ok(Some(chunk)) => {
-                    let (format, done_tx, task, cap) = (
-                        Arc::clone(&format),
-                        done_tx.clone(),
-                        config.task,
-                        config.message_cap,
-                    );
+                    let (format, done_tx) = (Arc::clone(&format), done_tx.clone());
+                    let (task, max_messages) = (config.task, config.max_messages);
                     pool.spawn(move || {
-                        slot.out.reset(cap);
+                        slot.out.reset(max_messages);
                         format.process(chunk.bytes(), task, &mut slot.out);
                         slot.chunk = Some(chunk);
                         let _ = done_tx.send(Done { seq, slot });
@@ -250,57 +265,6 @@ pub fn run(config: &Config) -> Result<Summary, BatchError> {
             }
         };
         drop(done_tx);
-        (
-            read_result,
-            writer.join().expect("the writer thread panicked"),
-        )
-    });
-    if let Some(bar) = &progress {
-        bar.finish_and_clear();
-    }
-    let written = written.map_err(|source| match source.kind() {
-        io::ErrorKind::BrokenPipe => BatchError::OutputClosed,
-        _ => BatchError::Write {
-            name: out_name.clone(),
-            source,
-        },
-    })?;
-    read_result.map_err(read_error)?;
-    sink.finish()
-        .map_err(|source| match (&config.output, source.kind()) {
-            (_, io::ErrorKind::BrokenPipe) => BatchError::OutputClosed,
-            (Output::Path(path), _) => BatchError::Finish {
-                path: path.clone(),
-                source,
-            },
-            (Output::Stdout, _) => BatchError::Write {
-                name: out_name,
-                source,
-            },
-        })?;
-
-    let seconds = started.elapsed().as_secs_f64();
-    Ok(Summary {
-        tally: written.tally,
-        seconds,
-        puzzles_per_second: written.tally.records as f64 / seconds.max(1e-9),
-        format: format.name(),
-        threads,
-        messages_not_shown: written.messages_dropped,
+        (read, writer.join().expect("the writer thread panicked"))
     })
-}
-
-fn progress_bar(total: Option<u64>) -> indicatif::ProgressBar {
-    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-    let bar = match total {
-        Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()).with_style(
-            ProgressStyle::with_template("{bar:40} {percent:>3}% {msg} {elapsed} (eta {eta})")
-                .expect("valid template"),
-        ),
-        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
-            ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"),
-        ),
-    };
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    bar
 }

@@ -57,13 +57,13 @@ impl Chunk {
     }
 }
 
-enum Kind {
+enum Kind<'a> {
     Mapped {
         map: Arc<Mmap>,
         pos: usize,
     },
     Stream {
-        inner: Box<dyn Read>,
+        inner: Box<dyn Read + 'a>,
         /// Bytes read but not yet handed out (the tail after the last boundary, or peeked bytes).
         carry: Vec<u8>,
         eof: bool,
@@ -71,8 +71,8 @@ enum Kind {
 }
 
 /// Splits an input into blocks of whole records.
-pub struct Reader {
-    kind: Kind,
+pub struct Reader<'a> {
+    kind: Kind<'a>,
     block_size: usize,
 }
 
@@ -81,9 +81,9 @@ const READ_PIECE: usize = 64 * 1024;
 /// rather than holding an unbounded record in memory (a mapped file has no such limit).
 const MAX_STREAMED_RECORD: usize = 256 << 20;
 
-impl Reader {
+impl<'a> Reader<'a> {
     /// Maps `file` if it is a non-empty regular file and mapping works; streams it otherwise.
-    pub fn from_file(file: File, block_size: usize) -> io::Result<Reader> {
+    pub fn from_file(file: File, block_size: usize) -> io::Result<Reader<'a>> {
         let meta = file.metadata()?;
         if meta.is_file() && meta.len() > 0 {
             // SAFETY: the contract of a file mapping is that nobody truncates or rewrites the file
@@ -106,7 +106,7 @@ impl Reader {
     }
 
     /// Streams any reader (stdin, a pipe) in blocks.
-    pub fn from_stream(inner: Box<dyn Read>, block_size: usize) -> Reader {
+    pub fn from_stream(inner: Box<dyn Read + 'a>, block_size: usize) -> Reader<'a> {
         Reader {
             kind: Kind::Stream {
                 inner,
@@ -227,7 +227,7 @@ fn fill(inner: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool
 mod tests {
     use super::*;
 
-    fn blocks(reader: &mut Reader, format: &Format) -> Vec<Vec<u8>> {
+    fn blocks(reader: &mut Reader<'_>, format: &Format) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         let mut buf = Vec::new();
         while let Some(chunk) = reader.next_block(format, &mut buf).unwrap() {

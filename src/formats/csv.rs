@@ -1,12 +1,15 @@
 //! The CSV format: a header row, then one puzzle per row. The puzzle column is found by its header
 //! name (`puzzle`, `quizzes`, `quiz`, `sudoku`, or `--column NAME`); blanks may be `0` or `.`.
-//! Parsing and writing go through the `csv` crate (quotes, CRLF, a missing final newline).
+//! Rows are read with `csv-core` straight over each block and written with the `csv` crate
+//! (quotes, CRLF, a missing final newline).
 //!
 //! Output is CSV: the key columns (`id` if present, then the puzzle column), then the answer
 //! (`solution` for solve, `solutions` for count), then `status`; one row per input row, in order.
 
-use super::{answer, tally_answer, verify, Answer, BlockOut, Task, Verified};
-use crate::grid::{Grid, CELLS};
+use super::answer::{answer, Invalid, Outcome, Task};
+use super::block::BlockOut;
+use super::FormatError;
+use crate::grid::Grid;
 
 /// Header names taken as the puzzle column, in order of preference (case-insensitive).
 pub const PUZZLE_NAMES: [&str; 5] = ["puzzle", "quizzes", "quiz", "sudoku", "puzzles"];
@@ -66,12 +69,16 @@ fn writer(buf: Vec<u8>) -> csv::Writer<Vec<u8>> {
 
 impl Layout {
     /// Reads the header row and finds the columns. `column` overrides the puzzle column's name.
-    pub fn from_header(header: &[u8], column: Option<&str>, task: Task) -> Result<Layout, String> {
+    pub fn from_header(
+        header: &[u8],
+        column: Option<&str>,
+        task: Task,
+    ) -> Result<Layout, FormatError> {
         let mut record = csv::ByteRecord::new();
         match reader(header).read_byte_record(&mut record) {
             Ok(true) => {}
-            Ok(false) => return Err("the CSV input has no header row".into()),
-            Err(e) => return Err(format!("cannot read the CSV header: {e}")),
+            Ok(false) => return Err(FormatError::NoHeader),
+            Err(e) => return Err(FormatError::UnreadableHeader(e.to_string())),
         }
         let names: Vec<String> = record
             .iter()
@@ -82,21 +89,21 @@ impl Layout {
                 .iter()
                 .find_map(|w| names.iter().position(|n| n.eq_ignore_ascii_case(w)))
         };
-        let puzzle = match column {
-            Some(name) => names.iter().position(|n| n == name).ok_or_else(|| {
-                format!("no column named {name:?} in the CSV header {names:?}")
-            })?,
-            None => find(&PUZZLE_NAMES).ok_or_else(|| {
-                format!(
-                    "no puzzle column in the CSV header {names:?} (looked for {PUZZLE_NAMES:?}); name it with --column"
-                )
-            })?,
-        };
+        let puzzle =
+            match column {
+                Some(name) => names.iter().position(|n| n == name).ok_or_else(|| {
+                    FormatError::NoSuchColumn {
+                        name: name.to_string(),
+                        names: names.clone(),
+                    }
+                })?,
+                None => find(&PUZZLE_NAMES).ok_or_else(|| FormatError::NoPuzzleColumn {
+                    names: names.clone(),
+                })?,
+            };
         let solution = find(&SOLUTION_NAMES).filter(|&s| s != puzzle);
         if matches!(task, Task::Check { .. }) && solution.is_none() {
-            return Err(format!(
-                "check needs a solution column; the CSV header {names:?} has none of {SOLUTION_NAMES:?}"
-            ));
+            return Err(FormatError::NoSolutionColumn { names });
         }
         let id = find(&["id"]).filter(|&i| i != puzzle);
         let mut out = writer(Vec::new());
@@ -143,82 +150,50 @@ impl Layout {
             last: 0,
         };
         let mut index = 0;
+        let mut value = Vec::new();
+        let mut status = Vec::new();
         while let Some(rec) = rdr.next(&mut input) {
             index += 1;
-            let mut line = || rows.line_of(index);
             if rec.len() == 1 && rec.get(0).unwrap_or_default().trim_ascii().is_empty() {
                 continue; // a blank line: not a record
             }
-            out.tally.records += 1;
             row.clear();
             if let Some(i) = self.id {
                 row.push_field(rec.get(i).unwrap_or_default());
             }
             let field = rec.get(self.puzzle);
             row.push_field(field.unwrap_or_default());
-            let mut digits = [0u8; CELLS];
-            let mut count = Vec::new();
-            let status: std::borrow::Cow<'static, str> = match self.row(field, &rec, task) {
-                Err(reason) => {
-                    out.tally.invalid += 1;
-                    out.note(line(), || format!("invalid: {reason}"));
-                    if !matches!(task, Task::Check { .. }) {
-                        row.push_field(b"");
-                    }
-                    format!("invalid: {reason}").into()
-                }
-                Ok(RowAnswer::Verified(Verified::Ok)) => {
-                    out.tally.solved += 1;
-                    "ok".into()
-                }
-                Ok(RowAnswer::Verified(Verified::Wrong(reason))) => {
-                    out.tally.wrong += 1;
-                    out.note(line(), || format!("wrong: {reason}"));
-                    format!("wrong: {reason}").into()
-                }
-                Ok(RowAnswer::Answer(a)) => {
-                    tally_answer(&mut out.tally, &a);
-                    match a {
-                        Answer::Solution(s) => {
-                            s.write_digits(&mut digits);
-                            row.push_field(&digits);
-                            "solved".into()
-                        }
-                        Answer::Unsolvable => {
-                            row.push_field(match task {
-                                Task::Count { .. } => b"0",
-                                _ => b"",
-                            });
-                            out.note(line(), || "unsolvable".into());
-                            "unsolvable".into()
-                        }
-                        Answer::Count { found, at_limit } => {
-                            super::push_count(&mut count, found, at_limit);
-                            row.push_field(&count);
-                            "ok".into()
-                        }
-                    }
-                }
-            };
-            row.push_field(status.as_bytes());
+            let outcome = self.outcome(field, &rec, task);
+            out.count(&outcome, || rows.line_of(index));
+            if !matches!(task, Task::Check { .. }) {
+                value.clear();
+                outcome.write_value(&mut value);
+                row.push_field(&value);
+            }
+            status.clear();
+            outcome.write_status(&mut status);
+            row.push_field(&status);
             wtr.write_byte_record(&row).expect("writing to memory");
         }
         out.bytes = wtr.into_inner().expect("writing to memory");
     }
 
-    fn row(&self, field: Option<&[u8]>, rec: &Fields, task: Task) -> Result<RowAnswer, String> {
-        let field = field.ok_or_else(|| format!("the row has no column {}", self.puzzle + 1))?;
-        let puzzle = Grid::parse(field.trim_ascii()).map_err(|e| e.to_string())?;
-        match task {
-            Task::Check { unique } => {
-                let solution = self
-                    .solution
-                    .and_then(|s| rec.get(s))
-                    .ok_or("the row has no solution column")?;
-                verify(&puzzle, solution.trim_ascii(), unique).map(RowAnswer::Verified)
-            }
-            _ => answer(task, &puzzle).map(RowAnswer::Answer),
-        }
+    fn outcome(&self, field: Option<&[u8]>, rec: &Fields, task: Task) -> Outcome {
+        let Some(field) = field else {
+            return Outcome::Invalid(Invalid::MissingColumn(self.puzzle + 1));
+        };
+        let puzzle = match Grid::parse(field.trim_ascii()) {
+            Ok(p) => p,
+            Err(e) => return Outcome::Invalid(e.into()),
+        };
+        let solution = match task {
+            Task::Check { .. } => match self.solution.and_then(|s| rec.get(s)) {
+                Some(s) => Some(s.trim_ascii()),
+                None => return Outcome::Invalid(Invalid::MissingSolutionColumn),
+            },
+            _ => None,
+        };
+        answer(task, &puzzle, solution)
     }
 }
 
@@ -332,11 +307,6 @@ impl Iterator for Rows<'_> {
     }
 }
 
-enum RowAnswer {
-    Answer(Answer),
-    Verified(Verified),
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,19 +342,16 @@ mod tests {
     }
 
     #[test]
-    fn notes_name_the_right_lines_with_crlf_and_quoted_newlines() {
+    fn messages_name_the_right_lines_with_crlf_and_quoted_newlines() {
         let layout =
             Layout::from_header(b"id,puzzle\n", None, Task::Solve { lexmin: false }).unwrap();
-        let mut out = BlockOut {
-            note_cap: 10,
-            ..Default::default()
-        };
+        let mut out = BlockOut::new(10);
         layout.process(
             b"a,x\r\n\"b\nc\",y\r\n# c\r\n\r\nd,z",
             Task::Solve { lexmin: false },
             &mut out,
         );
-        let lines: Vec<u64> = out.notes.iter().map(|n| n.line).collect();
+        let lines: Vec<u64> = out.messages.iter().map(|n| n.line).collect();
         assert_eq!(lines, [1, 2, 6]);
     }
 }

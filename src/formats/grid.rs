@@ -6,8 +6,8 @@
 //! Output keeps the style of each input grid: nine lines, spaced if the input was; grids are
 //! separated by a blank line. A grid that is not answered gets one status line instead.
 
-use super::line::push_status;
-use super::{answer, strip_cr, tally_answer, Answer, BlockOut, Task};
+use super::answer::{answer, Invalid, Outcome, Task};
+use super::block::{strip_cr, BlockOut};
 use crate::grid::{Grid, CELLS};
 
 /// Parses one row: nine cells, unseparated or separated by single spaces. Returns the values
@@ -53,8 +53,8 @@ struct Pending {
     rows: usize,
     cells: [u8; CELLS],
     spaced: bool,
-    /// First problem: the line it is on and the reason.
-    error: Option<(u64, String)>,
+    /// The first problem, and the line it is on.
+    error: Option<(u64, Invalid)>,
 }
 
 /// Parses and answers every grid of `block`.
@@ -90,15 +90,7 @@ pub fn process(block: &[u8], task: Task, out: &mut BlockOut) {
                 }
                 p.cells[(p.rows - 1) * 9..p.rows * 9].copy_from_slice(&row);
             }
-            None => {
-                p.error = Some((
-                    line_no,
-                    format!(
-                        "row {} is not nine cells (digits, 0 or . for blanks), unseparated or separated by single spaces",
-                        p.rows
-                    ),
-                ))
-            }
+            None => p.error = Some((line_no, Invalid::GridRow(p.rows))),
         }
     }
     if let Some(p) = pending.take() {
@@ -107,54 +99,22 @@ pub fn process(block: &[u8], task: Task, out: &mut BlockOut) {
 }
 
 fn finish(p: Pending, task: Task, out: &mut BlockOut) {
-    out.tally.records += 1;
     if !out.bytes.is_empty() {
         out.bytes.push(b'\n');
     }
-    let problem = match p.error {
-        Some(e) => Some(e),
-        None if p.rows != 9 => Some((
-            p.first_line,
-            format!("a grid needs 9 rows, this one has {}", p.rows),
-        )),
-        None => None,
-    };
-    let result = match problem {
-        Some(e) => Err(e),
+    let (line, outcome) = match p.error {
+        Some((line, invalid)) => (line, Outcome::Invalid(invalid)),
+        None if p.rows != 9 => (p.first_line, Outcome::Invalid(Invalid::GridRows(p.rows))),
         None => {
             let puzzle = Grid::from_cells(p.cells).expect("cells are 0..=9");
-            match task {
-                Task::Check { .. } => Err((
-                    p.first_line,
-                    "check needs puzzles that carry solutions (line or CSV format)".into(),
-                )),
-                _ => answer(task, &puzzle).map_err(|r| (p.first_line, r)),
-            }
+            // A grid carries no solution: `open` refuses `check` on grids.
+            (p.first_line, answer(task, &puzzle, None))
         }
     };
-    match result {
-        Err((line, reason)) => {
-            out.tally.invalid += 1;
-            push_status(&mut out.bytes, "invalid: ", &reason);
-            out.note(line, || format!("invalid: {reason}"));
-        }
-        Ok(a) => {
-            tally_answer(&mut out.tally, &a);
-            match a {
-                Answer::Solution(s) => push_grid(&mut out.bytes, &s, p.spaced),
-                Answer::Unsolvable => {
-                    out.bytes.extend_from_slice(match task {
-                        Task::Count { .. } => b"0\n",
-                        _ => b"unsolvable\n",
-                    });
-                    out.note(p.first_line, || "unsolvable".into());
-                }
-                Answer::Count { found, at_limit } => {
-                    super::push_count(&mut out.bytes, found, at_limit);
-                    out.bytes.push(b'\n');
-                }
-            }
-        }
+    out.count(&outcome, || line);
+    match outcome {
+        Outcome::Solved(s) => push_grid(&mut out.bytes, &s, p.spaced),
+        other => other.write_line(&mut out.bytes),
     }
 }
 

@@ -2,7 +2,8 @@
 //! optionally followed by fields separated by whitespace, `,` or `;`. For `check`, the second field
 //! is the solution to verify. Output: one line per record.
 
-use super::{answer, is_skipped, strip_cr, tally_answer, verify, Answer, BlockOut, Task, Verified};
+use super::answer::{answer, Outcome, Task};
+use super::block::{is_skipped, strip_cr, BlockOut};
 use crate::grid::{Grid, ParseError, CELLS};
 
 /// Parses and answers every line of `block`.
@@ -20,7 +21,9 @@ pub fn process(block: &[u8], task: Task, out: &mut BlockOut) {
         line_no += 1;
         let line = strip_cr(&block[start..end]);
         if !is_skipped(line) {
-            record(line, line_no, task, out);
+            let outcome = record(line, task);
+            out.count(&outcome, || line_no);
+            outcome.write_line(&mut out.bytes);
         }
         start = end + 1;
     }
@@ -44,76 +47,35 @@ pub fn split_field(text: &[u8]) -> (&[u8], &[u8]) {
 }
 
 /// The puzzle of one line (LF already removed), by the rules above; `None` for a line that is not
-/// a record (blank or `#`). Used by `bench` too, so every command reads lines alike.
+/// a record (blank or `#`).
 pub fn parse_line(line: &[u8]) -> Option<Result<Grid, ParseError>> {
     let line = strip_cr(line);
     (!is_skipped(line)).then(|| Grid::parse(split_field(line.trim_ascii_start()).0))
 }
 
-fn record(line: &[u8], line_no: u64, task: Task, out: &mut BlockOut) {
-    out.tally.records += 1;
-    let body = line.trim_ascii_start();
-    let (field, rest) = split_field(body);
+/// The records of a line-format text with their 1-based line numbers: the one reader of puzzle
+/// lines for `bench`, the benchmarks, the examples and the tests.
+pub fn puzzles(text: &[u8]) -> impl Iterator<Item = (usize, Result<Grid, ParseError>)> + '_ {
+    text.split(|&b| b == b'\n')
+        .enumerate()
+        .filter_map(|(i, line)| Some((i + 1, parse_line(line)?)))
+}
+
+/// The outcome of one record line (not blank, not a comment, no line end).
+fn record(line: &[u8], task: Task) -> Outcome {
+    let (field, rest) = split_field(line.trim_ascii_start());
     let puzzle = match Grid::parse(field) {
         Ok(p) => p,
-        Err(e) => return invalid(out, line_no, &e.to_string()),
+        Err(e) => return Outcome::Invalid(e.into()),
     };
-    if let Task::Check { unique } = task {
-        let rest = &rest[rest.iter().take_while(|&&b| is_separator(b)).count()..];
-        let (solution, _) = split_field(rest);
-        if solution.is_empty() {
-            return invalid(out, line_no, "no solution after the puzzle");
+    let solution = match task {
+        Task::Check { .. } => {
+            let rest = &rest[rest.iter().take_while(|&&b| is_separator(b)).count()..];
+            Some(split_field(rest).0).filter(|s| !s.is_empty())
         }
-        return match verify(&puzzle, solution, unique) {
-            Ok(Verified::Ok) => {
-                out.tally.solved += 1;
-                out.bytes.extend_from_slice(b"ok\n");
-            }
-            Ok(Verified::Wrong(reason)) => {
-                out.tally.wrong += 1;
-                push_status(&mut out.bytes, "wrong: ", &reason);
-                out.note(line_no, || format!("wrong: {reason}"));
-            }
-            Err(reason) => invalid(out, line_no, &reason),
-        };
-    }
-    match answer(task, &puzzle) {
-        Ok(a) => {
-            tally_answer(&mut out.tally, &a);
-            match a {
-                Answer::Solution(s) => super::push_digits(&mut out.bytes, &s),
-                Answer::Unsolvable => {
-                    out.bytes.extend_from_slice(match task {
-                        Task::Count { .. } => b"0",
-                        _ => b"unsolvable",
-                    });
-                    out.note(line_no, || "unsolvable".into());
-                }
-                Answer::Count { found, at_limit } => {
-                    super::push_count(&mut out.bytes, found, at_limit)
-                }
-            }
-            out.bytes.push(b'\n');
-        }
-        Err(reason) => invalid(out, line_no, &reason),
-    }
-}
-
-fn invalid(out: &mut BlockOut, line_no: u64, reason: &str) {
-    out.tally.invalid += 1;
-    push_status(&mut out.bytes, "invalid: ", reason);
-    out.note(line_no, || format!("invalid: {reason}"));
-}
-
-/// Appends `prefix`, then `reason` on one line (control characters shown as `?`), then `\n`.
-pub fn push_status(bytes: &mut Vec<u8>, prefix: &str, reason: &str) {
-    bytes.extend_from_slice(prefix.as_bytes());
-    bytes.extend(
-        reason
-            .bytes()
-            .map(|b| if b.is_ascii_control() { b'?' } else { b }),
-    );
-    bytes.push(b'\n');
+        _ => None,
+    };
+    answer(task, &puzzle, solution)
 }
 
 #[cfg(test)]
@@ -121,10 +83,7 @@ mod tests {
     use super::*;
 
     fn run(input: &str, task: Task) -> (String, BlockOut) {
-        let mut out = BlockOut {
-            note_cap: 10,
-            ..Default::default()
-        };
+        let mut out = BlockOut::new(10);
         process(input.as_bytes(), task, &mut out);
         (
             String::from_utf8(std::mem::take(&mut out.bytes)).unwrap(),
@@ -157,7 +116,10 @@ mod tests {
                 "{SOLUTION}\ninvalid: expected 81 cells, found 5\ninvalid: expected 81 cells, found 82\n"
             )
         );
-        assert_eq!(out.notes.iter().map(|n| n.line).collect::<Vec<_>>(), [2, 3]);
+        assert_eq!(
+            out.messages.iter().map(|n| n.line).collect::<Vec<_>>(),
+            [2, 3]
+        );
         assert_eq!(out.tally.invalid, 2);
     }
 
@@ -175,5 +137,14 @@ mod tests {
             (out.tally.solved, out.tally.wrong, out.tally.invalid),
             (1, 1, 1)
         );
+    }
+
+    #[test]
+    fn puzzles_skip_comments_and_number_lines() {
+        let text = format!("# c\r\n{PUZZLE}\r\n\nshort\n{PUZZLE} 3");
+        let got: Vec<(usize, bool)> = puzzles(text.as_bytes())
+            .map(|(line, p)| (line, p.is_ok()))
+            .collect();
+        assert_eq!(got, [(2, true), (4, false), (5, true)]);
     }
 }

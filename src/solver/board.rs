@@ -9,8 +9,8 @@
 //! on each guess: no undo log and no heap.
 
 use super::tables::{
-    BAND, FORCED_MINIROWS, LOCKED_CELLS, OTHER_BANDS, PEERS_IN_BAND, ROWS, ROW_COUNT, SHRINK,
-    SINGLE_COLUMN_BOXES,
+    BAND, COLUMN, FORCED_MINIROWS, LOCKED_CELLS, OTHER_BANDS, PEERS_IN_BAND, ROW, ROWS, ROW_COUNT,
+    SHRINK, SINGLE_COLUMN_BOXES,
 };
 use crate::grid::{Grid, CELLS};
 
@@ -24,6 +24,9 @@ type Step<T> = Result<T, Contradiction>;
 const CLAIMS_AFTER_GUESSES: u64 = 8;
 /// ...and from the start for puzzles with at least this many blanks (26 clues or fewer).
 const CLAIMS_MIN_OPEN: u32 = 55;
+/// Branching looks for the row with the fewest unsolved cells once a search has taken this many
+/// guesses (one guess after column claims start; tuned separately, see `search`).
+const ROW_CHOICE_AFTER_GUESSES: u64 = 9;
 
 #[derive(Clone, Copy)]
 pub struct Board {
@@ -67,9 +70,9 @@ impl Goal {
 fn update_subband<const S: usize>(b: &mut Board) -> Step<()> {
     let band = S % 3;
     let old = b.cand[S];
-    let shrink = SHRINK[(old & 0o777) as usize]
-        | SHRINK[((old >> 9) & 0o777) as usize] << 3
-        | SHRINK[((old >> 18) & 0o777) as usize] << 6;
+    let shrink = SHRINK[(old & ROW) as usize]
+        | SHRINK[((old >> 9) & ROW) as usize] << 3
+        | SHRINK[((old >> 18) & ROW) as usize] << 6;
     let cells = old & LOCKED_CELLS[shrink as usize];
     if cells == 0 {
         return Err(Contradiction);
@@ -77,7 +80,7 @@ fn update_subband<const S: usize>(b: &mut Board) -> Step<()> {
     b.cand[S] = cells;
     b.seen[S] = cells;
 
-    let cols = ((cells | cells >> 9 | cells >> 18) & 0o777) as usize;
+    let cols = ((cells | cells >> 9 | cells >> 18) & ROW) as usize;
     let keep = OTHER_BANDS[cols];
     b.cand[S - band + (band + 1) % 3] &= keep;
     b.cand[S - band + (band + 2) % 3] &= keep;
@@ -125,7 +128,7 @@ impl Board {
                     return Err(Contradiction);
                 }
                 cand[s] &= PEERS_IN_BAND[pos];
-                let column = !(0o001_001_001u32 << (pos % 9));
+                let column = !(COLUMN << (pos % 9));
                 cand[digit * 3 + (band + 1) % 3] &= column;
                 cand[digit * 3 + (band + 2) % 3] &= column;
                 placed[s] |= bit;
@@ -215,12 +218,14 @@ impl Board {
     /// finds hidden singles in columns. Run only when the cheaper rules are stuck.
     /// Returns whether anything changed.
     fn column_claims(&mut self) -> Step<bool> {
-        let columns = |m: u32| (m | m >> 9 | m >> 18) & 0o777;
+        let columns = |m: u32| (m | m >> 9 | m >> 18) & ROW;
         // Keep, per box, only the claimed columns (or all three if none is claimed); written
-        // without table lookups so the loop over digits vectorizes.
+        // without table lookups so the loop over digits vectorizes. In a column mask (bit
+        // `col`), each box's first column:
+        const BOX_FIRST_COLUMNS: u32 = 0o111;
         let keep = |only: u32| {
-            let claimed_box = (only | only >> 1 | only >> 2) & 0o111;
-            let cols = only | (!(claimed_box * 7) & 0o777);
+            let claimed_box = (only | only >> 1 | only >> 2) & BOX_FIRST_COLUMNS;
+            let cols = only | (!(claimed_box * 0b111) & ROW);
             cols | cols << 9 | cols << 18
         };
         let mut missing = 0;
@@ -232,7 +237,7 @@ impl Board {
                 columns(self.cand[s + 1]),
                 columns(self.cand[s + 2]),
             );
-            missing |= !(a | b | c) & 0o777;
+            missing |= !(a | b | c) & ROW;
             let new = [
                 self.cand[s] & keep(a & !(b | c)),
                 self.cand[s + 1] & keep(b & !(a | c)),
@@ -288,14 +293,14 @@ impl Board {
             let open = self.unsolved[band];
             let mut row_pairs = pairs;
             let mut fewest = u8::MAX;
-            let rows = if goal.guesses > CLAIMS_AFTER_GUESSES {
+            let rows = if goal.guesses >= ROW_CHOICE_AFTER_GUESSES {
                 0..3
             } else {
                 0..0
             };
             for r in rows {
-                let in_row = pairs & (0o777 << (9 * r));
-                let n = ROW_COUNT[(open >> (9 * r) & 0o777) as usize];
+                let in_row = pairs & (ROW << (9 * r));
+                let n = ROW_COUNT[(open >> (9 * r) & ROW) as usize];
                 if in_row != 0 && n < fewest {
                     fewest = n;
                     row_pairs = in_row;

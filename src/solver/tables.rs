@@ -7,6 +7,17 @@
 
 /// All 27 cells of a band.
 pub const BAND: u32 = 0o777_777_777;
+/// The nine cells of a band's row 0 (shift by `9 * row`). Also the mask of any 9-bit field: a
+/// row taken out of a band, a column mask (bit `col`), a shrink mask.
+pub const ROW: u32 = 0o777;
+/// The three cells of a band's column 0, one per row (shift by `col`).
+pub const COLUMN: u32 = 0o001_001_001;
+/// The nine cells of a band's box 0 (shift by `3 * box`).
+pub const BOX: u32 = 0o007_007_007;
+/// The three cells of minirow 0 (shift by `9 * row + 3 * box`). Also the mask of a 3-bit field.
+pub const MINIROW: u32 = 0o7;
+/// In shrink layout: box 0's minirows in all three rows (shift by `box`).
+pub const BOX_MINIROWS: u32 = 0b001_001_001;
 
 /// The six ways to place one digit in each of a band's three rows, one per box:
 /// `PERMS[p][row]` is the box used by `row`.
@@ -27,7 +38,7 @@ pub static SHRINK: [u32; 512] = {
     while m < 512 {
         let mut b = 0;
         while b < 3 {
-            if m & (0o7 << (3 * b)) != 0 {
+            if (m as u32) & (MINIROW << (3 * b)) != 0 {
                 t[m] |= 1 << b;
             }
             b += 1;
@@ -50,7 +61,7 @@ pub static LOCKED_CELLS: [u32; 512] = {
             if placement_fits(s, p) {
                 let mut r = 0;
                 while r < 3 {
-                    t[s] |= 0o7 << (r * 9 + PERMS[p][r] * 3);
+                    t[s] |= MINIROW << (r * 9 + PERMS[p][r] * 3);
                     r += 1;
                 }
             }
@@ -66,7 +77,7 @@ pub static FORCED_MINIROWS: [u32; 512] = {
     let mut t = [0u32; 512];
     let mut s = 0;
     while s < 512 {
-        let mut all = 0o777u32;
+        let mut all = ROW; // every minirow of the shrink layout
         let mut any = false;
         let mut p = 0;
         while p < 6 {
@@ -107,8 +118,8 @@ pub static SINGLE_COLUMN_BOXES: [u32; 512] = {
     while c < 512 {
         let mut b = 0;
         while b < 3 {
-            if ((c as u32 >> (3 * b)) & 7).count_ones() == 1 {
-                t[c] |= 0b001_001_001 << b;
+            if ((c as u32 >> (3 * b)) & MINIROW).count_ones() == 1 {
+                t[c] |= BOX_MINIROWS << b;
             }
             b += 1;
         }
@@ -126,9 +137,9 @@ pub static OTHER_BANDS: [u32; 512] = {
         let mut keep = BAND;
         let mut b = 0;
         while b < 3 {
-            let box_cols = (c as u32 >> (3 * b)) & 7;
+            let box_cols = (c as u32 >> (3 * b)) & MINIROW;
             if box_cols.count_ones() == 1 {
-                keep &= !(0o001_001_001 << (3 * b as u32 + box_cols.trailing_zeros()));
+                keep &= !(COLUMN << (3 * b as u32 + box_cols.trailing_zeros()));
             }
             b += 1;
         }
@@ -157,7 +168,7 @@ pub static ROWS: [u32; 8] = {
         let mut r = 0;
         while r < 3 {
             if m & (1 << r) != 0 {
-                t[m] |= 0o777 << (9 * r);
+                t[m] |= ROW << (9 * r);
             }
             r += 1;
         }
@@ -174,9 +185,7 @@ pub static PEERS_IN_BAND: [u32; 32] = {
     while pos < 27 {
         let (row, col) = (pos / 9, pos % 9);
         let bx = col / 3;
-        let mut drop = 0o777u32 << (9 * row); // row
-        drop |= 0o007_007_007 << (3 * bx); // box
-        drop |= 0o001_001_001 << col; // column
+        let drop = ROW << (9 * row) | BOX << (3 * bx) | COLUMN << col;
         t[pos] = (BAND & !drop) | (1 << pos);
         pos += 1;
     }
@@ -214,8 +223,8 @@ mod tests {
     fn single_column_claims_it_in_other_bands() {
         // Box 0 confined to column 1; boxes 1 and 2 open.
         let cols = 0b111_111_010;
-        assert_eq!(OTHER_BANDS[cols], BAND & !(0o001_001_001 << 1));
-        assert_eq!(SINGLE_COLUMN_BOXES[cols], 0b001_001_001);
+        assert_eq!(OTHER_BANDS[cols], BAND & !(COLUMN << 1));
+        assert_eq!(SINGLE_COLUMN_BOXES[cols], BOX_MINIROWS);
     }
 
     #[test]

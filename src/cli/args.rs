@@ -1,5 +1,5 @@
-//! Command-line flags only: clap types live here and are turned into an engine [`Config`] by
-//! [`Cli::into_config`]. The engine never sees clap.
+//! Command-line flags only: clap types live here and are turned into the engine's [`Config`],
+//! [`Input`] and [`Output`] by [`Command::batch`]. The engine never sees clap.
 
 use std::path::PathBuf;
 
@@ -117,9 +117,8 @@ impl Command {
         }
     }
 
-    /// The batch engine's configuration (`None` for the other commands); `progress` says
-    /// whether a progress bar may be drawn.
-    pub fn to_config(&self, progress: bool) -> Option<Config> {
+    /// The batch engine's configuration, input and output (`None` for the other commands).
+    pub fn batch(&self) -> Option<(Config, Input<'static>, Output<'static>)> {
         let common = self.common()?;
         let task = match *self {
             Command::Solve { lexmin, .. } => Task::Solve { lexmin },
@@ -129,16 +128,19 @@ impl Command {
         };
         let input = match &common.input {
             Some(p) if p.as_os_str() != "-" => Input::Path(p.clone()),
-            _ => Input::Stdin,
+            _ => Input::Reader {
+                name: "<stdin>".into(),
+                reader: Box::new(std::io::stdin()),
+            },
         };
         let output = match &common.output {
             Some(p) if p.as_os_str() != "-" => Output::Path(p.clone()),
-            _ => Output::Stdout,
+            _ => Output::Writer {
+                name: "<stdout>".into(),
+                writer: Box::new(std::io::stdout()),
+            },
         };
-        Some(Config {
-            input,
-            output,
-            threads: common.threads,
+        let config = Config {
             task,
             format: match common.format {
                 FormatArg::Auto => FormatChoice::Auto,
@@ -147,9 +149,10 @@ impl Command {
                 FormatArg::Csv => FormatChoice::Csv,
             },
             column: common.column.clone(),
-            progress: progress && !common.quiet,
-            message_cap: if common.quiet { 0 } else { common.max_messages },
-        })
+            threads: common.threads,
+            max_messages: if common.quiet { 0 } else { common.max_messages },
+        };
+        Some((config, input, output))
     }
 }
 

@@ -1,0 +1,113 @@
+//! What a person sees on stderr during a batch run: one line per bad record (`input:line: problem`),
+//! a progress bar on a terminal, and the closing summary.
+
+use std::io::Write;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use sudoku_batch::batch::{Observer, Summary};
+use sudoku_batch::formats::Message;
+
+/// The CLI's [`Observer`]: messages to stderr, progress to a bar (when `progress` is set).
+pub struct Console {
+    /// The input's name, the prefix of every message.
+    input: String,
+    progress: bool,
+    bar: Option<ProgressBar>,
+}
+
+impl Console {
+    pub fn new(input: String, progress: bool) -> Console {
+        Console {
+            input,
+            progress,
+            bar: None,
+        }
+    }
+
+    /// Clears the progress bar.
+    pub fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for Console {
+    fn start(&mut self, input_bytes: Option<u64>) {
+        if !self.progress {
+            return;
+        }
+        let draw = ProgressDrawTarget::stderr();
+        let bar = match input_bytes {
+            Some(n) => ProgressBar::with_draw_target(Some(n), draw).with_style(
+                ProgressStyle::with_template("{bar:40} {percent:>3}% {msg} {elapsed} (eta {eta})")
+                    .expect("valid template"),
+            ),
+            None => ProgressBar::with_draw_target(None, draw).with_style(
+                ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"),
+            ),
+        };
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        self.bar = Some(bar);
+    }
+
+    fn message(&mut self, message: &Message) {
+        let print = || {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "{}:{}: {}",
+                self.input,
+                message.line,
+                message.problem
+            );
+        };
+        match &self.bar {
+            Some(bar) => bar.suspend(print),
+            None => print(),
+        }
+    }
+
+    fn progress(&mut self, input_bytes: u64, records: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(input_bytes);
+            bar.set_message(format!("{records} records"));
+        }
+    }
+}
+
+/// Prints the closing summary (unless `quiet`), and the JSON summary line (with `json`).
+pub fn report(s: &Summary, quiet: bool, json: bool) {
+    let mut err = std::io::stderr().lock();
+    if !quiet {
+        if s.messages_not_shown > 0 {
+            let _ = writeln!(
+                err,
+                "sudoku-batch: {} more bad records not shown (--max-messages)",
+                s.messages_not_shown
+            );
+        }
+        let t = &s.tally;
+        let mut line = format!(
+            "sudoku-batch: records {}, solved {}, unsolvable {}, invalid {}",
+            t.records, t.solved, t.unsolvable, t.invalid
+        );
+        if t.wrong > 0 {
+            line += &format!(", wrong {}", t.wrong);
+        }
+        if t.unique + t.multiple > 0 {
+            line += &format!(", unique {}, multiple {}", t.unique, t.multiple);
+        }
+        let _ = writeln!(
+            err,
+            "{line}; {:.3} s, {:.0} puzzles/s",
+            s.seconds, s.puzzles_per_second
+        );
+    }
+    if json {
+        let _ = writeln!(
+            err,
+            "{}",
+            serde_json::to_string(s).expect("summary serializes")
+        );
+    }
+}

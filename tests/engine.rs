@@ -1,0 +1,254 @@
+//! The batch engine in-process, through its library API: input from any `Read` or a mapped file,
+//! output to any `Write`, messages and progress through an `Observer`. Order and line numbers are
+//! checked across many blocks and thread counts.
+
+mod common;
+
+use std::io::Cursor;
+use std::path::Path;
+
+use sudoku_batch::batch::{self, BatchError, Config, Input, Observer, Output, Summary};
+use sudoku_batch::formats::{FormatChoice, FormatError, Message, Task};
+
+/// Records everything the engine reports.
+#[derive(Default)]
+struct Collect {
+    started: Vec<Option<u64>>,
+    messages: Vec<(u64, String)>,
+    progress: Vec<(u64, u64)>,
+}
+
+impl Observer for Collect {
+    fn start(&mut self, input_bytes: Option<u64>) {
+        self.started.push(input_bytes);
+    }
+    fn message(&mut self, m: &Message) {
+        self.messages.push((m.line, m.problem.to_string()));
+    }
+    fn progress(&mut self, input_bytes: u64, records: u64) {
+        self.progress.push((input_bytes, records));
+    }
+}
+
+fn config(task: Task, threads: usize) -> Config {
+    Config {
+        task,
+        format: FormatChoice::Auto,
+        column: None,
+        threads,
+        max_messages: 1000,
+    }
+}
+
+const SOLVE: Task = Task::Solve { lexmin: false };
+
+/// Runs the engine on `input` held in memory; returns the output, the summary and what was seen.
+fn run_in_memory(config: &Config, input: &[u8]) -> (Vec<u8>, Summary, Collect) {
+    let mut out = Vec::new();
+    let mut seen = Collect::default();
+    let summary = batch::run(
+        config,
+        Input::Reader {
+            name: "memory".into(),
+            reader: Box::new(Cursor::new(input)),
+        },
+        Output::Writer {
+            name: "memory".into(),
+            writer: Box::new(&mut out),
+        },
+        &mut seen,
+    )
+    .expect("the run succeeds");
+    (out, summary, seen)
+}
+
+/// The same, from a file (mapped).
+fn run_on_file(config: &Config, path: &Path) -> (Vec<u8>, Summary, Collect) {
+    let mut out = Vec::new();
+    let mut seen = Collect::default();
+    let summary = batch::run(
+        config,
+        Input::Path(path.to_owned()),
+        Output::Writer {
+            name: "memory".into(),
+            writer: Box::new(&mut out),
+        },
+        &mut seen,
+    )
+    .expect("the run succeeds");
+    (out, summary, seen)
+}
+
+/// About 5 MB of line records (several blocks at any thread count), with a bad record every
+/// 7,919 lines; returns the text and the line numbers of the bad records.
+fn many_records() -> (String, Vec<u64>) {
+    let puzzles =
+        common::puzzle_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt"));
+    let mut text = String::from("# made for the test\n\n");
+    let mut bad = Vec::new();
+    for i in 0..60_000u64 {
+        let line = i + 3;
+        if i % 7919 == 5 {
+            text += "not a puzzle\n";
+            bad.push(line);
+        } else {
+            text += &puzzles[i as usize % puzzles.len()];
+            text += if i % 2 == 0 { "\n" } else { "\r\n" };
+        }
+    }
+    (text, bad)
+}
+
+#[test]
+fn order_and_line_numbers_hold_across_blocks_and_thread_counts() {
+    let (text, bad) = many_records();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.txt");
+    std::fs::write(&path, &text).unwrap();
+    let (reference, summary, seen) = run_in_memory(&config(SOLVE, 1), text.as_bytes());
+    let checked =
+        common::check_output(text.as_bytes(), std::str::from_utf8(&reference).unwrap(), 0);
+    assert_eq!(checked.records, 60_000);
+    assert_eq!(checked.not_solved, bad.len());
+    assert_eq!(summary.tally.records, 60_000);
+    assert_eq!(summary.tally.invalid, bad.len() as u64);
+    let expected: Vec<(u64, String)> = bad
+        .iter()
+        .map(|&l| (l, "invalid: expected 81 cells, found 3".to_string()))
+        .collect();
+    assert_eq!(seen.messages, expected);
+    assert!(
+        seen.progress.len() > 3,
+        "several blocks: {:?}",
+        seen.progress
+    );
+    for threads in [2, 3, 8, 16] {
+        let (out, summary, seen) = run_in_memory(&config(SOLVE, threads), text.as_bytes());
+        assert!(
+            out == reference,
+            "{threads} threads from memory: order differs"
+        );
+        assert_eq!(seen.messages, expected, "{threads} threads from memory");
+        assert_eq!(summary.threads, threads);
+        let (out, _, seen) = run_on_file(&config(SOLVE, threads), &path);
+        assert!(
+            out == reference,
+            "{threads} threads from a mapped file: order differs"
+        );
+        assert_eq!(
+            seen.messages, expected,
+            "{threads} threads from a mapped file"
+        );
+        assert_eq!(seen.started, [Some(text.len() as u64)]);
+        assert_eq!(seen.progress.last(), Some(&(text.len() as u64, 60_000)));
+        assert!(seen
+            .progress
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+    }
+}
+
+#[test]
+fn csv_messages_count_the_header_and_what_precedes_it() {
+    let puzzles =
+        common::puzzle_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt"));
+    let mut text = String::from("# comment\n\nid,puzzle\n");
+    for i in 0..30_000 {
+        if i % 10_007 == 1 {
+            text += &format!("{i},\"multi\nline\"\n");
+        } else {
+            text += &format!("{i},{}\n", puzzles[i % puzzles.len()]);
+        }
+    }
+    let (out, summary, seen) = run_in_memory(&config(SOLVE, 4), text.as_bytes());
+    assert_eq!(summary.format, "csv");
+    assert_eq!(summary.tally.records, 30_000);
+    // Row i is on line i + 4 up to the first quoted line feed, then one line further per record.
+    let lines: Vec<u64> = seen.messages.iter().map(|m| m.0).collect();
+    assert_eq!(lines, [5, 10_007 + 1 + 4 + 1, 2 * 10_007 + 1 + 4 + 2]);
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.starts_with("id,puzzle,solution,status\n"));
+    assert_eq!(
+        out.lines().count(),
+        30_001 + 3,
+        "quoted line feeds are kept"
+    );
+}
+
+#[test]
+fn messages_beyond_the_cap_are_counted_not_delivered() {
+    let text = "bad\n".repeat(5000);
+    let mut cfg = config(SOLVE, 2);
+    cfg.max_messages = 7;
+    let (out, summary, seen) = run_in_memory(&cfg, text.as_bytes());
+    assert_eq!(
+        out.len(),
+        "invalid: expected 81 cells, found 3\n".len() * 5000
+    );
+    assert_eq!(seen.messages.len(), 7);
+    assert_eq!(seen.messages[6].0, 7);
+    assert_eq!(summary.messages_not_shown, 5000 - 7);
+    assert_eq!(summary.tally.invalid, 5000);
+}
+
+#[test]
+fn a_task_that_does_not_suit_the_format_stops_before_any_record() {
+    let grid = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/classic_spaces.txt"))
+        .unwrap();
+    let mut out = Vec::new();
+    let result = batch::run(
+        &config(Task::Check { unique: false }, 2),
+        Input::Reader {
+            name: "grid".into(),
+            reader: Box::new(Cursor::new(grid)),
+        },
+        Output::Writer {
+            name: "memory".into(),
+            writer: Box::new(&mut out),
+        },
+        &mut Collect::default(),
+    );
+    match result {
+        Err(BatchError::Format { name, source }) => {
+            assert_eq!(name, "grid");
+            assert_eq!(source, FormatError::CheckNeedsSolutions);
+        }
+        other => panic!("expected a format error, got {other:?}"),
+    }
+    assert!(out.is_empty());
+}
+
+#[test]
+fn a_failing_writer_stops_the_run_with_a_write_error() {
+    struct Full;
+    impl std::io::Write for Full {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                "disk full",
+            ))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let (text, _) = many_records();
+    let result = batch::run(
+        &config(SOLVE, 2),
+        Input::Reader {
+            name: "memory".into(),
+            reader: Box::new(Cursor::new(text.as_bytes())),
+        },
+        Output::Writer {
+            name: "full".into(),
+            writer: Box::new(Full),
+        },
+        &mut batch::Silent,
+    );
+    match result {
+        Err(e @ BatchError::Write { .. }) => {
+            assert!(e.to_string().starts_with("full: write error"))
+        }
+        other => panic!("expected a write error, got {other:?}"),
+    }
+}
