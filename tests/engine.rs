@@ -252,3 +252,32 @@ fn a_failing_writer_stops_the_run_with_a_write_error() {
         other => panic!("expected a write error, got {other:?}"),
     }
 }
+
+#[test]
+fn an_observer_can_stop_the_run_and_no_output_file_is_left() {
+    struct StopAfter(u32);
+    impl Observer for StopAfter {
+        fn should_stop(&mut self) -> bool {
+            self.0 = self.0.saturating_sub(1);
+            self.0 == 0
+        }
+    }
+    let (text, _) = many_records();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("many.txt");
+    std::fs::write(&input, &text).unwrap();
+    let output = dir.path().join("out.txt");
+    let result = batch::run(
+        &config(SOLVE, 2),
+        Input::Path(input),
+        Output::Path(output.clone()),
+        &mut StopAfter(2),
+    );
+    assert!(matches!(result, Err(BatchError::Stopped)), "{result:?}");
+    assert!(!output.exists());
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
+}

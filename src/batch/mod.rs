@@ -74,6 +74,11 @@ pub trait Observer: Send {
     fn message(&mut self, _message: &Message) {}
     /// Another block is written: input bytes and records done so far.
     fn progress(&mut self, _input_bytes: u64, _records: u64) {}
+    /// Asked after each block: `true` stops the run ([`BatchError::Stopped`]; an output file is
+    /// then not created). A front end sets it on Ctrl-C.
+    fn should_stop(&mut self) -> bool {
+        false
+    }
 }
 
 /// An observer that ignores everything.
@@ -112,6 +117,9 @@ pub enum BatchError {
     /// The reader of the output went away (a closed pipe): not worth a message.
     #[error("output closed")]
     OutputClosed,
+    /// The observer asked the run to stop.
+    #[error("stopped")]
+    Stopped,
     #[error("cannot start the worker threads: {0}")]
     Pool(#[from] rayon::ThreadPoolBuildError),
 }
@@ -163,6 +171,9 @@ pub fn run(
         },
     };
     let written = written.map_err(write_error)?;
+    if written.stopped {
+        return Err(BatchError::Stopped);
+    }
     read.map_err(|source| BatchError::Read { name, source })?;
     match &sink {
         Sink::File { dest, .. } => {

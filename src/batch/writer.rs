@@ -44,6 +44,8 @@ pub struct Written {
     pub tally: Tally,
     /// Messages about bad records that were not handed on (beyond the cap).
     pub messages_not_shown: u64,
+    /// The observer stopped the run before the end of the input.
+    pub stopped: bool,
 }
 
 /// Receives blocks until every sender is gone and writes them in order to `out`.
@@ -99,6 +101,11 @@ pub fn write_ordered(
             }
             // The reader may be gone already (an error); the slot is then simply dropped.
             let _ = free.send(slot);
+            if observer.should_stop() {
+                // Dropping the free slots' sender stops the reader at its next block.
+                written.stopped = true;
+                return Ok(written);
+            }
         }
     }
     out.flush()?;

@@ -40,6 +40,9 @@ pub enum Invalid {
     /// Grid format: a run of lines that is not nine rows long.
     #[error("a grid needs 9 rows, this one has {0}")]
     GridRows(usize),
+    /// A record handed over as a value that is not text (from Python: `None`, a number).
+    #[error("not a puzzle string (str or bytes)")]
+    NotText,
 }
 
 /// Why a carried solution is wrong (`check`).

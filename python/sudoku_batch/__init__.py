@@ -1,0 +1,221 @@
+"""Batch Sudoku solving from Python, NumPy and pandas on every core.
+
+The engine is the ``sudoku-batch`` Rust library (the same one as the command-line tool); this
+package is a thin layer over it. Puzzles are 81-character strings (``1``-``9`` givens, ``0`` or
+``.`` blanks) or rows of a ``uint8`` NumPy array of shape ``(N, 81)`` (``0`` blank).
+
+A bad record never raises and never stops the batch: it gets ``None`` (or a row of zeros, or
+-1) in its place, and ``with_status=True`` tells why. Work runs on ``threads`` workers (default:
+every core) with the GIL released; Ctrl-C raises ``KeyboardInterrupt`` within a second.
+
+>>> import sudoku_batch
+>>> sudoku_batch.solve(["53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"])
+['534678912672195348198342567859761423426853791713924856961537284287419635345286179']
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _native
+
+__all__ = ["solve", "count", "check", "solve_file"]
+__version__ = "0.1.0"
+
+Puzzles = Union[Sequence[Union[str, bytes]], "np.ndarray[Any, Any]"]
+
+
+def _threads(threads: Optional[int]) -> int:
+    if threads is None:
+        return 0  # the engine's "one per core"
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive int or None, not {threads!r}")
+    return threads
+
+
+def _as_array(puzzles: Any) -> Optional[np.ndarray]:
+    """The puzzles as a C-contiguous uint8 (N, 81) array if they are a numeric array; None for
+    records given as strings (a list, a tuple, a pandas Series, an object or str array)."""
+    if not isinstance(puzzles, np.ndarray):
+        return None
+    if puzzles.dtype.kind in "OUS":
+        return None
+    if puzzles.dtype != np.uint8:
+        raise TypeError(
+            f"expected a uint8 array of shape (N, 81) (0 = blank), got dtype {puzzles.dtype}"
+        )
+    if puzzles.ndim != 2 or puzzles.shape[1] != 81:
+        raise ValueError(
+            f"expected a uint8 array of shape (N, 81) (0 = blank), got shape {puzzles.shape}"
+        )
+    return np.ascontiguousarray(puzzles)
+
+
+def _as_list(records: Any, what: str) -> list:
+    """Records given as strings, as a list (a list is used as is, without a copy)."""
+    if isinstance(records, list):
+        return records
+    if isinstance(records, (str, bytes)):
+        raise TypeError(f"{what}: expected a sequence of puzzle strings, got one {type(records).__name__}")
+    if isinstance(records, np.ndarray):
+        if records.ndim != 1:
+            raise ValueError(f"{what}: expected a 1-D array of strings, got shape {records.shape}")
+        return records.tolist()
+    tolist = getattr(records, "tolist", None)  # pandas Series, Index, pyarrow arrays
+    if callable(tolist):
+        return tolist()
+    try:
+        return list(records)
+    except TypeError:
+        raise TypeError(
+            f"{what}: expected a sequence of puzzle strings or a uint8 array of shape (N, 81), "
+            f"got {type(records).__name__}"
+        ) from None
+
+
+def solve(
+    puzzles: Puzzles,
+    *,
+    threads: Optional[int] = None,
+    lexmin: bool = False,
+    with_status: bool = False,
+) -> Any:
+    """Solve every puzzle.
+
+    ``puzzles``: a sequence of 81-character ``str`` (or ``bytes``), ``.`` or ``0`` for blanks
+    (a list, a tuple, a pandas Series, a 1-D object array), or a ``uint8`` array of shape
+    ``(N, 81)`` with 0 for blanks.
+
+    Returns, for strings, a ``list`` with one 81-digit ``str`` per puzzle, ``None`` where the
+    puzzle has no solution or is malformed; for an array, a new ``uint8`` array of shape
+    ``(N, 81)``, a row of zeros where there is no solution. With ``lexmin=True`` each solution is
+    the lexicographically smallest (row-major). With ``with_status=True``, returns
+    ``(answers, statuses)``, where each status is ``"solved"``, ``"unsolvable"`` or
+    ``"invalid: <reason>"``.
+
+    Raises ``TypeError``/``ValueError`` for an array of the wrong dtype or shape; never for a
+    bad record.
+    """
+    n = _threads(threads)
+    array = _as_array(puzzles)
+    if array is not None:
+        answers, statuses = _native.solve_array(array, n, bool(lexmin), bool(with_status))
+    else:
+        records = _as_list(puzzles, "puzzles")
+        answers, statuses = _native.run_list(
+            records, None, "solve", n, bool(lexmin), 2, False, bool(with_status)
+        )
+    return (answers, statuses) if with_status else answers
+
+
+def count(
+    puzzles: Puzzles,
+    *,
+    limit: int = 2,
+    threads: Optional[int] = None,
+    with_status: bool = False,
+) -> Any:
+    """Count the solutions of every puzzle, stopping at ``limit`` (2: the uniqueness check).
+
+    Returns, for strings, a ``list`` of ``int`` (``0`` no solution, ``1`` unique, ``limit``
+    means "``limit`` or more"), ``None`` where the puzzle is malformed; for a ``uint8`` array of
+    shape ``(N, 81)``, an ``int32`` array of shape ``(N,)``, -1 where malformed. With
+    ``with_status=True``, returns ``(counts, statuses)``: ``"ok"``, ``"unsolvable"`` or
+    ``"invalid: <reason>"``.
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 2**31 - 1:
+        raise ValueError(f"limit must be an int from 1 to 2**31-1, not {limit!r}")
+    n = _threads(threads)
+    array = _as_array(puzzles)
+    if array is not None:
+        counts, statuses = _native.count_array(array, n, limit, bool(with_status))
+    else:
+        records = _as_list(puzzles, "puzzles")
+        counts, statuses = _native.run_list(
+            records, None, "count", n, False, limit, False, bool(with_status)
+        )
+    return (counts, statuses) if with_status else counts
+
+
+def _array_rows_as_text(array: np.ndarray) -> List[str]:
+    # Digits as text; a value above 9 becomes '?' so that the record is reported as malformed.
+    text = np.where(array <= 9, array + ord("0"), ord("?")).astype(np.uint8)
+    return [row.tobytes().decode("ascii") for row in text]
+
+
+def check(
+    puzzles: Puzzles,
+    solutions: Puzzles,
+    *,
+    unique: bool = False,
+    threads: Optional[int] = None,
+    with_status: bool = False,
+) -> Any:
+    """Verify a solution for every puzzle: complete, valid, keeping every given and (with
+    ``unique=True``) the puzzle's only solution.
+
+    ``puzzles`` and ``solutions`` have the same length: sequences of strings or ``uint8``
+    arrays of shape ``(N, 81)``. Returns a ``list`` of ``bool`` (``False`` also for a malformed
+    puzzle). With ``with_status=True``, returns ``(verdicts, statuses)``: ``"ok"``,
+    ``"wrong: <reason>"`` or ``"invalid: <reason>"``.
+    """
+    n = _threads(threads)
+    lists = []
+    for records, what in ((puzzles, "puzzles"), (solutions, "solutions")):
+        array = _as_array(records)
+        lists.append(_array_rows_as_text(array) if array is not None else _as_list(records, what))
+    verdicts, statuses = _native.run_list(
+        lists[0], lists[1], "check", n, False, 2, bool(unique), bool(with_status)
+    )
+    verdicts = [v is True for v in verdicts]
+    return (verdicts, statuses) if with_status else verdicts
+
+
+def solve_file(
+    input: Union[str, "os.PathLike[str]"],
+    output: Union[str, "os.PathLike[str]"],
+    *,
+    task: str = "solve",
+    format: str = "auto",
+    column: Optional[str] = None,
+    lexmin: bool = False,
+    limit: int = 2,
+    unique: bool = False,
+    threads: Optional[int] = None,
+    max_messages: int = 20,
+) -> Dict[str, Any]:
+    """Run the batch engine on a file, exactly as ``sudoku-batch solve|count|check`` does.
+
+    ``input`` is a file in the line, grid or CSV format (``format="auto"`` detects it);
+    ``output`` is written atomically (a temporary file renamed into place when the run is
+    complete), with one answer per record in input order. ``task`` is ``"solve"``,
+    ``"count"`` (with ``limit``) or ``"check"`` (with ``unique``); ``column`` names a CSV
+    puzzle column.
+
+    Returns the run summary as a ``dict``: ``records``, ``solved``, ``unsolvable``,
+    ``invalid``, ``wrong``, ``unique``, ``multiple``, ``seconds``, ``puzzles_per_second``,
+    ``format``, ``threads``, ``messages`` (``(line, text)`` for the first ``max_messages`` bad
+    records) and ``messages_not_shown``.
+
+    Raises ``FileNotFoundError``/``PermissionError``/``OSError`` for I/O problems and
+    ``ValueError`` for an input that does not suit the task (for example no puzzle column).
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 2**32 - 1:
+        raise ValueError(f"limit must be an int from 1 to 2**32-1, not {limit!r}")
+    if not isinstance(max_messages, int) or max_messages < 0:
+        raise ValueError(f"max_messages must be a non-negative int, not {max_messages!r}")
+    return _native.run_file(
+        os.fspath(input),
+        os.fspath(output),
+        task,
+        format,
+        column,
+        _threads(threads),
+        bool(lexmin),
+        limit,
+        bool(unique),
+        max_messages,
+    )

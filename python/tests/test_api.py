@@ -1,0 +1,152 @@
+"""The Python API: answers checked independently and against the CLI, bad records, both input
+kinds, thread counts, count/check, solve_file, pandas, errors."""
+
+import subprocess
+
+import numpy as np
+import pytest
+
+import sudoku_batch as sb
+from conftest import PUZZLE, SOLUTION, has_solution, puzzles_of, solves
+
+UNSOLVABLE = "12345678.........9" + "." * 63  # cell 9 of row 1 needs a 9, column 9 has one
+
+
+def as_array(puzzles):
+    return np.array([[0 if c in ".0" else int(c) for c in p] for p in puzzles], dtype=np.uint8)
+
+
+def test_solutions_are_valid_and_match_the_cli(cli, tmp_path):
+    puzzles = puzzles_of("generated_minimal_2000.txt") + puzzles_of("sample.txt")
+    answers = sb.solve(puzzles)
+    assert len(answers) == len(puzzles)
+    assert all(solves(s, p) for p, s in zip(puzzles, answers))
+    path = tmp_path / "p.txt"
+    path.write_text("\n".join(puzzles) + "\n")
+    cli_out = subprocess.run([cli, "solve", "-q", str(path)], capture_output=True, text=True, check=True)
+    assert cli_out.stdout.splitlines() == answers
+
+
+def test_lexmin_and_counts_match_the_cli(cli, tmp_path):
+    # Many-solution puzzles: blank out cells of a solved grid.
+    puzzles = [SOLUTION[:k] + "." * 50 + SOLUTION[k + 50 :] for k in range(0, 31)]
+    path = tmp_path / "multi.txt"
+    path.write_text("\n".join(puzzles) + "\n")
+    lexmin = subprocess.run([cli, "solve", "-q", "--lexmin", str(path)], capture_output=True, text=True)
+    assert sb.solve(puzzles, lexmin=True) == lexmin.stdout.splitlines()
+    counts = subprocess.run([cli, "count", "-q", "--limit", "7", str(path)], capture_output=True, text=True)
+    expected = [int(c.rstrip("+")) for c in counts.stdout.splitlines()]
+    assert sb.count(puzzles, limit=7) == expected
+    assert all(c == 7 for c in expected)
+
+
+def test_bad_records_get_none_and_a_status_and_never_stop_the_batch():
+    clash = "55" + PUZZLE[2:]
+    records = [PUZZLE, "bad", None, float("nan"), 12, clash, UNSOLVABLE, PUZZLE.encode(), "", " " + PUZZLE + "\n", "\ud800" * 81]
+    answers, statuses = sb.solve(records, with_status=True)
+    assert answers == [SOLUTION, None, None, None, None, None, None, SOLUTION, None, SOLUTION, None]
+    assert statuses[0] == "solved"
+    assert statuses[1] == "invalid: expected 81 cells, found 3"
+    assert statuses[2] == statuses[3] == statuses[4] == "invalid: not a puzzle string (str or bytes)"
+    assert statuses[5].startswith("invalid: givens clash: digit 5 appears twice in row 1")
+    assert statuses[6] == "unsolvable"
+    assert not has_solution(UNSOLVABLE)
+    assert statuses[10].startswith("invalid")
+
+
+def test_arrays_in_and_out():
+    puzzles = puzzles_of("sample.txt")[:5] + [UNSOLVABLE]
+    arr = as_array(puzzles)
+    out, statuses = sb.solve(arr, with_status=True)
+    assert out.dtype == np.uint8 and out.shape == (6, 81)
+    for p, row in zip(puzzles[:5], out[:5]):
+        assert solves("".join(map(str, row)), p)
+    assert not out[5].any()
+    assert statuses == ["solved"] * 5 + ["unsolvable"]
+    bad = arr.copy()
+    bad[0, 3] = 10
+    out, statuses = sb.solve(bad, with_status=True)
+    assert not out[0].any() and statuses[0].startswith("invalid: character 0x0a at position 4")
+    # Strided (non-contiguous) input is accepted too, and a 1-D string array.
+    assert (sb.solve(np.repeat(arr, 2, axis=0)[::2]) == sb.solve(arr)).all()
+    assert sb.solve(np.array(puzzles, dtype=object)) == sb.solve(puzzles)
+
+
+def test_wrong_dtype_or_shape_raises_naming_what_was_expected():
+    with pytest.raises(TypeError, match=r"uint8 array of shape \(N, 81\).*int64"):
+        sb.solve(np.zeros((2, 81), dtype=np.int64))
+    with pytest.raises(ValueError, match=r"shape \(N, 81\).*\(2, 80\)"):
+        sb.solve(np.zeros((2, 80), dtype=np.uint8))
+    with pytest.raises(TypeError, match="sequence of puzzle strings"):
+        sb.solve(PUZZLE)
+    with pytest.raises(ValueError, match="threads"):
+        sb.solve([PUZZLE], threads=0)
+    with pytest.raises(ValueError, match="limit"):
+        sb.count([PUZZLE], limit=0)
+
+
+def test_thread_counts_give_the_same_answers():
+    puzzles = puzzles_of("generated_unique25_2000.txt") * 3 + ["bad"] * 7
+    one = sb.solve(puzzles, threads=1, with_status=True)
+    assert sb.solve(puzzles, threads=4, with_status=True) == one
+    assert sb.solve(puzzles, with_status=True) == one
+    arr = as_array(puzzles_of("generated_unique25_2000.txt"))
+    assert (sb.solve(arr, threads=1) == sb.solve(arr, threads=4)).all()
+    assert (sb.count(arr, threads=1) == sb.count(arr, threads=4)).all()
+
+
+def test_count_and_check():
+    records = [PUZZLE, "." * 81, UNSOLVABLE, "bad"]
+    counts, statuses = sb.count(records, with_status=True)
+    assert counts == [1, 2, 0, None]
+    assert statuses == ["ok", "ok", "unsolvable", "invalid: expected 81 cells, found 3"]
+    arr_counts = sb.count(as_array(records[:3]), limit=5)
+    assert arr_counts.dtype == np.int32 and list(arr_counts) == [1, 5, 0]
+    wrong = SOLUTION[1] + SOLUTION[0] + SOLUTION[2:]
+    verdicts, statuses = sb.check([PUZZLE, PUZZLE, PUZZLE, "bad"], [SOLUTION, wrong, None, SOLUTION], with_status=True)
+    assert verdicts == [True, False, False, False]
+    assert statuses[0] == "ok" and statuses[1].startswith("wrong: ")
+    assert statuses[3].startswith("invalid: ")
+    many = "." * 81
+    any_grid = sb.solve([many])[0]
+    assert sb.check([many], [any_grid]) == [True]
+    assert sb.check([many], [any_grid], unique=True) == [False]
+    assert sb.check(as_array([PUZZLE]), as_array([SOLUTION])) == [True]
+    with pytest.raises(ValueError, match="one solution per puzzle"):
+        sb.check([PUZZLE], [])
+
+
+def test_pandas_columns_work_with_no_extra_code():
+    pd = pytest.importorskip("pandas")
+    puzzles = puzzles_of("sample.txt")
+    df = pd.DataFrame({"source": "sample", "question": puzzles + ["bad"], "rating": 1.5})
+    df["answer"] = sb.solve(df["question"].tolist())
+    df["answer2"] = sb.solve(df["question"])
+    assert pd.isna(df["answer"].iloc[-1])
+    assert (df["answer"][:-1] == df["answer2"][:-1]).all()
+    assert all(solves(s, p) for p, s in zip(puzzles, df["answer"][:-1]))
+    assert sb.count(df["question"].to_numpy())[:3] == [1, 1, 1]
+
+
+def test_solve_file_runs_the_engine_with_the_cli_formats(cli, tmp_path):
+    src = tmp_path / "in.csv"
+    puzzles = puzzles_of("sample.txt")
+    src.write_text("id,puzzle,rating\n" + "".join(f"{i},{p},3\n" for i, p in enumerate(puzzles)) + "99,xyz,1\n")
+    out = tmp_path / "out.csv"
+    summary = sb.solve_file(src, out, threads=2)
+    assert summary["records"] == len(puzzles) + 1
+    assert summary["solved"] == len(puzzles) and summary["invalid"] == 1
+    assert summary["format"] == "csv"
+    assert summary["messages"] == [(len(puzzles) + 2, "invalid: expected 81 cells, found 3")]
+    cli_out = subprocess.run([cli, "solve", "-q", str(src)], capture_output=True, text=True)
+    assert out.read_text() == cli_out.stdout
+    counted = sb.solve_file(src, tmp_path / "counts.csv", task="count", limit=3)
+    assert counted["unique"] == len(puzzles)
+    with pytest.raises(FileNotFoundError):
+        sb.solve_file(tmp_path / "missing.txt", out)
+    with pytest.raises(ValueError, match="no puzzle column"):
+        bad = tmp_path / "bad.csv"
+        bad.write_text("a,b\n1,2\n")
+        sb.solve_file(bad, out, format="csv")
+    with pytest.raises(ValueError, match="check needs puzzles that carry solutions"):
+        sb.solve_file(sb.__file__ and (tmp_path / "g.txt").write_text("103000509\n" * 9) and tmp_path / "g.txt", out, task="check")

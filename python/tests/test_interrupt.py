@@ -1,0 +1,88 @@
+"""Long calls release the GIL and stop within a second on Ctrl-C (SIGINT), leaving no output."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import sudoku_batch as sb
+from conftest import DATA, puzzles_of
+
+# About 2 s of solving on one thread (2,000 puzzles of 2 µs each, 500 times over).
+LONG = "puzzles_of('generated_minimal_2000.txt') * 500"
+
+
+def interrupt(script, tmp_path):
+    """Runs `script` in a fresh interpreter; sends SIGINT once it prints 'go' and 0.3 s have
+    passed; returns (seconds from the signal to exit, exit code, stderr)."""
+    path = tmp_path / "long.py"
+    path.write_text(textwrap.dedent(script))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(__file__))
+    child = subprocess.Popen([sys.executable, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    assert child.stdout.readline().strip() == "go"
+    time.sleep(0.3)
+    child.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    _, err = child.communicate(timeout=30)
+    return time.monotonic() - sent, child.returncode, err
+
+
+def test_ctrl_c_stops_a_long_solve_within_a_second(tmp_path):
+    took, code, err = interrupt(
+        f"""
+        import time, sudoku_batch as sb
+        from conftest import puzzles_of
+        puzzles = {LONG}
+        print("go", flush=True)
+        t = time.monotonic()
+        sb.solve(puzzles, threads=1)
+        print("finished after", time.monotonic() - t)
+        """,
+        tmp_path,
+    )
+    assert "KeyboardInterrupt" in err, err
+    assert code != 0
+    assert took < 1.0, f"{took:.2f} s from SIGINT to exit"
+
+
+def test_ctrl_c_stops_solve_file_and_leaves_no_output(tmp_path):
+    src = tmp_path / "big.txt"
+    src.write_text("\n".join(puzzles_of("generated_minimal_2000.txt") * 500) + "\n")
+    out = tmp_path / "out.txt"
+    took, code, err = interrupt(
+        f"""
+        import sudoku_batch as sb
+        print("go", flush=True)
+        sb.solve_file({str(src)!r}, {str(out)!r}, threads=1)
+        """,
+        tmp_path,
+    )
+    assert "KeyboardInterrupt" in err, err
+    assert took < 1.0, f"{took:.2f} s from SIGINT to exit"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "long.py"], "no output, no temporary file"
+
+
+def test_the_gil_is_released_while_solving():
+    puzzles = puzzles_of("generated_minimal_2000.txt") * 100
+    ticks = 0
+    done = threading.Event()
+
+    def count_ticks():
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0.001)
+
+    ticker = threading.Thread(target=count_ticks)
+    ticker.start()
+    start = time.monotonic()
+    sb.solve(puzzles, threads=1)
+    elapsed = time.monotonic() - start
+    done.set()
+    ticker.join()
+    # A thread that never got the GIL would tick a handful of times at the segment boundaries.
+    assert elapsed > 0.1
+    assert ticks > 0.3 * elapsed / 0.001, f"{ticks} ticks in {elapsed:.2f} s"
