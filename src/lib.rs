@@ -22,6 +22,7 @@
 //!     column: None,
 //!     threads: 2,
 //!     max_messages: 20,
+//!     shard: None,
 //! };
 //! let mut out = Vec::new();
 //! let input = Input::Reader { name: "memory".into(), reader: Box::new(puzzles.as_bytes()) };

@@ -58,7 +58,8 @@ fn run_batch(command: &flags::Command) -> ExitCode {
     match result {
         Ok(summary) => {
             console::report(&summary, common.quiet, common.stats.is_some());
-            ExitCode::from(if summary.tally.failed() > 0 { 1 } else { 0 })
+            let failed = summary.tally.failed() > 0 && !common.exit_zero;
+            ExitCode::from(if failed { 1 } else { 0 })
         }
         Err(BatchError::OutputClosed) => ExitCode::SUCCESS,
         Err(e) => {

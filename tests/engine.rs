@@ -37,6 +37,7 @@ fn config(task: Task, threads: usize) -> Config {
         column: None,
         threads,
         max_messages: 1000,
+        shard: None,
     }
 }
 

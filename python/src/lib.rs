@@ -18,8 +18,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use rayon::prelude::*;
 
-use sudoku_batch::batch::{self, BatchError, Config, Input, Observer, Output};
-use sudoku_batch::formats::{answer, FormatChoice, Invalid, Message, Outcome, Task};
+use sudoku_batch::batch::{self, BatchError, Config, Input, Observer, Output, Shard};
+use sudoku_batch::formats::{
+    answer, detect, BlockOut, Format, FormatChoice, Invalid, Message, Outcome, Task,
+};
 use sudoku_batch::grid::{Grid, CELLS};
 
 /// Puzzles per segment: small enough that a segment of hard puzzles ends well within a second
@@ -355,7 +357,7 @@ impl Observer for Collect {
 /// The batch engine on files, as the CLI runs it. Returns the summary as a `dict`, with the
 /// messages about bad records (`(line, text)` pairs, at most `max_messages`).
 #[pyfunction]
-#[pyo3(signature = (input, output, task_name, format, column, threads, lexmin, limit, unique, max_messages))]
+#[pyo3(signature = (input, output, task_name, format, column, threads, lexmin, limit, unique, max_messages, shard))]
 #[allow(clippy::too_many_arguments)]
 fn run_file<'py>(
     py: Python<'py>,
@@ -369,6 +371,7 @@ fn run_file<'py>(
     limit: u32,
     unique: bool,
     max_messages: usize,
+    shard: Option<(u64, u64)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let config = Config {
         task: task(task_name, lexmin, limit, unique)?,
@@ -386,6 +389,7 @@ fn run_file<'py>(
         column,
         threads,
         max_messages,
+        shard: shard.map(|(index, count)| Shard { index, count }),
     };
     let stop = Arc::new(AtomicBool::new(false));
     let mut collect = Collect {
@@ -450,14 +454,79 @@ fn to_python_error(e: BatchError) -> PyErr {
             std::io::ErrorKind::PermissionDenied => PyPermissionError::new_err(text),
             _ => PyOSError::new_err(text),
         },
-        BatchError::Format { .. } => PyValueError::new_err(text),
+        BatchError::Format { .. }
+        | BatchError::BadShard { .. }
+        | BatchError::ShardNeedsFile { .. } => PyValueError::new_err(text),
         BatchError::Stopped => PyKeyboardInterrupt::new_err(text),
         BatchError::OutputClosed | BatchError::Pool(_) => PyOSError::new_err(text),
     }
 }
 
+/// Answers the records of line-format `text` exactly as the CLI does (same rules, same output
+/// lines; blank and comment lines give none), in parallel over pieces of whole lines. Used by the
+/// Spark route on each partition's lines. Returns the output bytes.
+#[pyfunction]
+#[pyo3(signature = (text, task_name, threads, lexmin, limit, unique))]
+fn answer_lines<'py>(
+    py: Python<'py>,
+    text: &[u8],
+    task_name: &str,
+    threads: usize,
+    lexmin: bool,
+    limit: u32,
+    unique: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    const PIECE: usize = 64 << 10;
+    let task = task(task_name, lexmin, limit, unique)?;
+    let pool = pool(threads)?;
+    let mut pieces = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let cut = match rest.get(PIECE..).and_then(memchr_newline) {
+            Some(i) => PIECE + i + 1,
+            None => rest.len(),
+        };
+        pieces.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    let outputs: Vec<Vec<u8>> = py.detach(|| {
+        pool.install(|| {
+            pieces
+                .par_iter()
+                .map(|piece| {
+                    let mut out = BlockOut::new(0);
+                    Format::Line.process(piece, task, &mut out);
+                    out.bytes
+                })
+                .collect()
+        })
+    });
+    Ok(PyBytes::new(py, &outputs.concat()))
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+/// The format the engine detects from the start of an input: `"line"`, `"grid"` or `"csv"`.
+#[pyfunction]
+#[pyo3(signature = (prefix, column=None))]
+fn detect_format(prefix: &[u8], column: Option<&str>) -> &'static str {
+    match detect(prefix, column) {
+        FormatChoice::Grid => "grid",
+        FormatChoice::Csv => "csv",
+        FormatChoice::Auto | FormatChoice::Line => "line",
+    }
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(answer_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(detect_format, m)?)?;
+    m.add(
+        "PUZZLE_NAMES",
+        sudoku_batch::formats::csv::PUZZLE_NAMES.to_vec(),
+    )?;
     m.add_function(wrap_pyfunction!(run_list, m)?)?;
     m.add_function(wrap_pyfunction!(solve_array, m)?)?;
     m.add_function(wrap_pyfunction!(count_array, m)?)?;

@@ -41,6 +41,36 @@ pub struct Config {
     pub threads: usize,
     /// Hand at most this many messages about bad records to the observer (the rest are counted).
     pub max_messages: usize,
+    /// Answer only shard `index` (1-based) of `count` of a file input; see [`Shard`].
+    pub shard: Option<Shard>,
+}
+
+/// One of `count` parts of a file: the records whose first byte lies in the `index`-th of `count`
+/// equal byte ranges of the records' bytes (a CSV header is read by every shard and written by
+/// the first only). The outputs of shards 1..=count, concatenated in order, are the unsharded
+/// output byte for byte, and messages give the whole file's line numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `K/N`, with 1 <= K <= N.
+    fn from_str(text: &str) -> Result<Shard, String> {
+        let usage = || format!("expected K/N with 1 <= K <= N (for example 3/8), not {text:?}");
+        let (k, n) = text.split_once('/').ok_or_else(usage)?;
+        let (index, count) = (
+            k.trim().parse().map_err(|_| usage())?,
+            n.trim().parse().map_err(|_| usage())?,
+        );
+        if index == 0 || index > count {
+            return Err(usage());
+        }
+        Ok(Shard { index, count })
+    }
 }
 
 /// Where the records come from.
@@ -122,6 +152,10 @@ pub enum BatchError {
     Stopped,
     #[error("cannot start the worker threads: {0}")]
     Pool(#[from] rayon::ThreadPoolBuildError),
+    #[error("{name}: --shard needs a regular file as input (it cannot be streamed)")]
+    ShardNeedsFile { name: String },
+    #[error("invalid shard {index}/{count}: expected 1 <= K <= N")]
+    BadShard { index: u64, count: u64 },
 }
 
 /// Total bytes of block buffers the slots may hold: keeps the heap flat whatever the thread count.
@@ -156,13 +190,25 @@ pub fn run(
             source,
         })?;
     reader.skip(opened.skip);
+    let shard = match config.shard {
+        None => None,
+        Some(Shard { index, count }) if index == 0 || index > count => {
+            return Err(BatchError::BadShard { index, count })
+        }
+        Some(Shard { index, count }) => match reader.shard(&opened.format, index, count) {
+            Some(s) => Some((index, s)),
+            None => return Err(BatchError::ShardNeedsFile { name }),
+        },
+    };
     let (mut sink, out_name) = open_output(output)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("sudoku-batch-{i}"))
         .build()?;
     observer.start(reader.total_len());
-    let (read, written) = pipeline(config, &opened, slots, &pool, reader, &mut sink, observer);
+    let (read, written) = pipeline(
+        config, &opened, shard, slots, &pool, reader, &mut sink, observer,
+    );
     let write_error = |source: io::Error| match source.kind() {
         io::ErrorKind::BrokenPipe => BatchError::OutputClosed,
         _ => BatchError::Write {
@@ -225,9 +271,11 @@ fn open_output(output: Output<'_>) -> Result<(Sink<'_>, String), BatchError> {
 
 /// The reader on this thread, the workers on `pool`, the ordered writer on its own thread.
 /// Returns the reader's result and the writer's.
+#[allow(clippy::too_many_arguments)]
 fn pipeline(
     config: &Config,
     opened: &Opened,
+    shard: Option<(u64, reader::Shard)>,
     slots: usize,
     pool: &rayon::ThreadPool,
     mut reader: Reader<'_>,
@@ -241,9 +289,15 @@ fn pipeline(
     let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
     let format = Arc::new(opened.format.clone());
     let ctx = Context {
-        header: &opened.header,
+        // Every shard reads the header; the first writes it.
+        header: match &shard {
+            Some((index, _)) if *index > 1 => &[],
+            _ => &opened.header,
+        },
         separator: format.block_separator(),
         first_line: opened.first_line,
+        answers_before: shard.as_ref().is_some_and(|(_, s)| s.records_before),
+        lines_before: shard.map(|(_, s)| s),
         max_messages: config.max_messages,
     };
     std::thread::scope(|scope| {

@@ -57,10 +57,32 @@ impl Chunk {
     }
 }
 
+/// Where a shard starts in its input, to number lines and separate answers as the whole input
+/// would.
+pub struct Shard {
+    map: Arc<Mmap>,
+    /// The first byte after the header.
+    first: usize,
+    /// The shard's first byte.
+    start: usize,
+    /// Whether records precede the shard (so its first answer follows others').
+    pub records_before: bool,
+}
+
+impl Shard {
+    /// Line feeds between the header and the shard. Counted only when asked (a message needs a
+    /// line number), so a shard with good records reads nothing before its range.
+    pub fn lines_before(&self) -> u64 {
+        memchr::memchr_iter(b'\n', &self.map[self.first..self.start]).count() as u64
+    }
+}
+
 enum Kind<'a> {
     Mapped {
         map: Arc<Mmap>,
         pos: usize,
+        /// Where this reader stops: the map's end, or a shard's.
+        end: usize,
     },
     Stream {
         inner: Box<dyn Read + 'a>,
@@ -95,6 +117,7 @@ impl<'a> Reader<'a> {
                 let _ = map.advise(memmap2::Advice::Sequential);
                 return Ok(Reader {
                     kind: Kind::Mapped {
+                        end: map.len(),
                         map: Arc::new(map),
                         pos: 0,
                     },
@@ -120,15 +143,36 @@ impl<'a> Reader<'a> {
     /// Input size in bytes when known (mapped files), for the progress bar.
     pub fn total_len(&self) -> Option<u64> {
         match &self.kind {
-            Kind::Mapped { map, .. } => Some(map.len() as u64),
+            Kind::Mapped { pos, end, .. } => Some((end - pos) as u64),
             Kind::Stream { .. } => None,
         }
+    }
+
+    /// Narrows a mapped input to shard `index` (1-based) of `count`: the records whose first byte
+    /// lies in the `index`-th of `count` equal byte ranges of what is left to read (the records
+    /// after the header). `None` if the input is streamed, which cannot be sharded.
+    pub fn shard(&mut self, format: &Format, index: u64, count: u64) -> Option<Shard> {
+        let Kind::Mapped { map, pos, end } = &mut self.kind else {
+            return None;
+        };
+        let (data, first) = (&map[..], *pos);
+        let len = (data.len() - first) as u128;
+        let cut = |k: u64| first + (len * u128::from(k) / u128::from(count)) as usize;
+        let start = format.record_start_at_or_after(data, first, cut(index - 1));
+        *end = format.record_start_at_or_after(data, first, cut(index));
+        *pos = start;
+        Some(Shard {
+            map: Arc::clone(map),
+            first,
+            start,
+            records_before: format.has_record_in(&data[first..start]),
+        })
     }
 
     /// The next `n` bytes without consuming them; fewer only at the end of the input.
     pub fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
         match &mut self.kind {
-            Kind::Mapped { map, pos } => Ok(&map[*pos..(*pos + n).min(map.len())]),
+            Kind::Mapped { map, pos, end } => Ok(&map[*pos..(*pos + n).min(*end)]),
             Kind::Stream { inner, carry, eof } => {
                 while carry.len() < n && !*eof {
                     *eof = fill(inner.as_mut(), carry, n - carry.len())?;
@@ -141,7 +185,7 @@ impl<'a> Reader<'a> {
     /// Consumes `n` bytes (at most what [`Reader::peek`] returned).
     pub fn skip(&mut self, n: usize) {
         match &mut self.kind {
-            Kind::Mapped { map, pos } => *pos = (*pos + n).min(map.len()),
+            Kind::Mapped { pos, end, .. } => *pos = (*pos + n).min(*end),
             Kind::Stream { carry, .. } => {
                 carry.drain(..n.min(carry.len()));
             }
@@ -153,8 +197,8 @@ impl<'a> Reader<'a> {
     pub fn next_block(&mut self, format: &Format, buf: &mut Vec<u8>) -> io::Result<Option<Chunk>> {
         let block_size = self.block_size;
         match &mut self.kind {
-            Kind::Mapped { map, pos } => {
-                let len = map.len();
+            Kind::Mapped { map, pos, end } => {
+                let len = *end;
                 if *pos >= len {
                     return Ok(None);
                 }

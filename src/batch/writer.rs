@@ -34,6 +34,12 @@ pub struct Context<'h> {
     pub separator: &'static [u8],
     /// Input lines consumed before the first block (the CSV header).
     pub first_line: u64,
+    /// A shard: the input lines between the header and its first block, counted only when a
+    /// message needs them.
+    pub lines_before: Option<super::reader::Shard>,
+    /// Whether answers of earlier records precede this output (a shard's), so the first block
+    /// gets a separator.
+    pub answers_before: bool,
     /// Messages handed to the observer at most this many times.
     pub max_messages: usize,
 }
@@ -58,9 +64,11 @@ pub fn write_ordered(
 ) -> io::Result<Written> {
     let mut written = Written::default();
     let mut shown = 0usize;
-    let mut line_base = ctx.first_line;
+    // Lines of earlier blocks; where the first block starts is added when a message needs it.
+    let mut line_base = 0u64;
+    let mut origin = None;
     let mut input_done = 0u64;
-    let mut wrote_any = false;
+    let mut wrote_any = ctx.answers_before;
     if !ctx.header.is_empty() {
         out.write_all(ctx.header)?;
     }
@@ -83,8 +91,11 @@ pub fn write_ordered(
             for m in &block.messages {
                 if shown < ctx.max_messages {
                     shown += 1;
+                    let origin = *origin.get_or_insert_with(|| {
+                        ctx.first_line + ctx.lines_before.as_ref().map_or(0, |s| s.lines_before())
+                    });
                     observer.message(&Message {
-                        line: line_base + m.line,
+                        line: origin + line_base + m.line,
                         problem: m.problem,
                     });
                 } else {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use sudoku_batch::batch::{Config, Input, Output};
+use sudoku_batch::batch::{Config, Input, Output, Shard};
 use sudoku_batch::formats::{FormatChoice, Task};
 
 #[derive(Debug, Parser)]
@@ -81,6 +81,15 @@ pub struct Common {
     /// Print at most N messages about bad records, then a count.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub max_messages: usize,
+    /// Answer only part K of N of a file (1 <= K <= N): the records whose first byte lies in the
+    /// K-th of N equal byte ranges. The N outputs, concatenated in order, are the unsharded
+    /// output; a CSV header is written by shard 1 only; line numbers are the whole file's.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+    /// Exit 0 even when some records are unsolvable, invalid or wrong (each still gets its
+    /// status line and message): for use as a filter, as under Spark's `rdd.pipe(..., checkCode=True)`.
+    #[arg(long)]
+    pub exit_zero: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -151,6 +160,7 @@ impl Command {
             column: common.column.clone(),
             threads: common.threads,
             max_messages: if common.quiet { 0 } else { common.max_messages },
+            shard: common.shard,
         };
         Some((config, input, output))
     }

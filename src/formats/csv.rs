@@ -1,5 +1,6 @@
 //! The CSV format: a header row, then one puzzle per row. The puzzle column is found by its header
-//! name (`puzzle`, `quizzes`, `quiz`, `sudoku`, or `--column NAME`); blanks may be `0` or `.`.
+//! name (`puzzle`, `quizzes`, `quiz`, `sudoku`, `puzzles`, `question`, or `--column NAME`);
+//! blanks may be `0` or `.`.
 //! Rows are read with `csv-core` straight over each block and written with the `csv` crate
 //! (quotes, CRLF, a missing final newline).
 //!
@@ -12,9 +13,9 @@ use super::FormatError;
 use crate::grid::Grid;
 
 /// Header names taken as the puzzle column, in order of preference (case-insensitive).
-pub const PUZZLE_NAMES: [&str; 5] = ["puzzle", "quizzes", "quiz", "sudoku", "puzzles"];
+pub const PUZZLE_NAMES: [&str; 6] = ["puzzle", "quizzes", "quiz", "sudoku", "puzzles", "question"];
 /// Header names taken as the solution column (for `check`).
-pub const SOLUTION_NAMES: [&str; 2] = ["solution", "solutions"];
+pub const SOLUTION_NAMES: [&str; 3] = ["solution", "solutions", "answer"];
 
 /// Where the columns are, learned from the header.
 #[derive(Debug, Clone)]

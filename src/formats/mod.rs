@@ -43,6 +43,62 @@ impl Format {
         }
     }
 
+    /// The first record boundary at or after `p` in `data`, whose records start at `first`: the
+    /// start of the first record whose first byte is at or after `p` (or `data.len()`). Shards
+    /// cut here, so each record falls in exactly one shard.
+    ///
+    /// Lines and grids need only the bytes around `p`. A CSV row may hold quoted line feeds, so
+    /// whether `p` is inside quotes is learned by counting the quotes since `first` (a memchr
+    /// scan): quoted fields make any local rule unsafe.
+    pub fn record_start_at_or_after(&self, data: &[u8], first: usize, p: usize) -> usize {
+        if p <= first {
+            return first;
+        }
+        if p >= data.len() {
+            return data.len();
+        }
+        let line_end_from =
+            |i: usize| memchr::memchr(b'\n', &data[i..]).map_or(data.len(), |k| i + k + 1);
+        match self {
+            // The line that holds byte p - 1 ends the previous shard's records.
+            Format::Line => line_end_from(p - 1),
+            // A grid starts on the first line after a blank line (or at `first`).
+            Format::Grid => {
+                let mut line = line_end_from(p - 1);
+                loop {
+                    if line >= data.len() {
+                        return data.len();
+                    }
+                    let previous = memchr::memrchr(b'\n', &data[first..line - 1])
+                        .map_or(first, |k| first + k + 1);
+                    if data[previous..line].trim_ascii().is_empty() {
+                        return line;
+                    }
+                    line = line_end_from(line);
+                }
+            }
+            Format::Csv(_) => {
+                let mut inside = memchr::memchr_iter(b'"', &data[first..p - 1]).count() % 2 == 1;
+                for (i, &b) in data[p - 1..].iter().enumerate() {
+                    match b {
+                        b'"' => inside = !inside,
+                        b'\n' if !inside => return p + i,
+                        _ => {}
+                    }
+                }
+                data.len()
+            }
+        }
+    }
+
+    /// Whether `bytes` (whole lines) hold a record: a line that is not blank or a comment.
+    pub fn has_record_in(&self, bytes: &[u8]) -> bool {
+        bytes
+            .split(|&b| b == b'\n')
+            .rev()
+            .any(|line| !is_skipped(line))
+    }
+
     /// Parses and answers every record of `block` into `out`.
     pub fn process(&self, block: &[u8], task: Task, out: &mut BlockOut) {
         match self {

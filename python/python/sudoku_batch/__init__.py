@@ -16,7 +16,7 @@ every core) with the GIL released; Ctrl-C raises ``KeyboardInterrupt`` within a 
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -186,6 +186,7 @@ def solve_file(
     unique: bool = False,
     threads: Optional[int] = None,
     max_messages: int = 20,
+    shard: Optional[Tuple[int, int]] = None,
 ) -> Dict[str, Any]:
     """Run the batch engine on a file, exactly as ``sudoku-batch solve|count|check`` does.
 
@@ -193,7 +194,8 @@ def solve_file(
     ``output`` is written atomically (a temporary file renamed into place when the run is
     complete), with one answer per record in input order. ``task`` is ``"solve"``,
     ``"count"`` (with ``limit``) or ``"check"`` (with ``unique``); ``column`` names a CSV
-    puzzle column.
+    puzzle column. ``shard=(k, n)`` answers only part ``k`` of ``n`` (1-based), as the CLI's
+    ``--shard k/n`` does.
 
     Returns the run summary as a ``dict``: ``records``, ``solved``, ``unsolvable``,
     ``invalid``, ``wrong``, ``unique``, ``multiple``, ``seconds``, ``puzzles_per_second``,
@@ -207,6 +209,11 @@ def solve_file(
         raise ValueError(f"limit must be an int from 1 to 2**32-1, not {limit!r}")
     if not isinstance(max_messages, int) or max_messages < 0:
         raise ValueError(f"max_messages must be a non-negative int, not {max_messages!r}")
+    if shard is not None:
+        k, n = shard
+        if not (isinstance(k, int) and isinstance(n, int) and 1 <= k <= n):
+            raise ValueError(f"shard must be (k, n) with 1 <= k <= n, not {shard!r}")
+        shard = (k, n)
     return _native.run_file(
         os.fspath(input),
         os.fspath(output),
@@ -218,4 +225,5 @@ def solve_file(
         limit,
         bool(unique),
         max_messages,
+        shard,
     )

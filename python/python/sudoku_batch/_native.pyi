@@ -32,4 +32,5 @@ def run_file(
     limit: int,
     unique: bool,
     max_messages: int,
+    shard: Optional[Tuple[int, int]],
 ) -> Dict[str, Any]: ...

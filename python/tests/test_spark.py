@@ -1,0 +1,140 @@
+"""Both Spark routes on a real local Spark (`local[2]`): the package inside mapInPandas (the
+`python -m sudoku_batch.spark` job and `solve_column` in a user's job), and the CLI as a strict
+line filter under `rdd.pipe(..., checkCode=True)`. Outputs are checked record by record."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import sudoku_batch as sb
+from conftest import DATA, has_solution, puzzles_of, solves
+
+if os.environ.get("CI"):
+    import pyspark  # noqa: F401  (CI installs it: a missing pyspark must fail, not skip)
+else:
+    pyspark = pytest.importorskip("pyspark")
+
+MASTER = "local[2]"
+
+
+def mixed_lines(n=3000):
+    """Line-format text: puzzles with bad lines, comments, blank lines and CRLF among them."""
+    puzzles = puzzles_of("generated_unique25_2000.txt") + puzzles_of("generated_minimal_2000.txt")
+    lines = ["# made for the Spark test", ""]
+    for i in range(n):
+        if i % 401 == 7:
+            lines.append("not a puzzle")
+        elif i % 997 == 3:
+            lines.append("")
+        else:
+            lines.append(puzzles[i % len(puzzles)] + ("\r" if i % 3 == 0 else ""))
+    return "\n".join(lines) + "\n"
+
+
+def check_line_output(text, output):
+    """One answer per record, in order: a valid solution of its puzzle, or a status."""
+    records = [l.rstrip("\r") for l in text.split("\n") if l.strip() and not l.startswith("#")]
+    answers = output.splitlines()
+    assert len(answers) == len(records)
+    for record, answer in zip(records, answers):
+        if record == "not a puzzle":
+            assert answer == "invalid: expected 81 cells, found 3"
+        else:
+            assert solves(answer, record), (record, answer)
+
+
+def part_files(outdir):
+    return sorted(p for p in os.listdir(outdir) if p.startswith("part-"))
+
+
+@pytest.fixture(scope="module")
+def spark():
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = SparkSession.builder.master(MASTER).appName("sudoku-batch-tests").getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def test_the_spark_job_on_line_input_equals_the_cli(cli, tmp_path):
+    text = mixed_lines()
+    src = tmp_path / "puzzles.txt"
+    src.write_text(text)
+    out = tmp_path / "out"
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(out), "--master", MASTER, "--partitions", "4"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode == 0, job.stderr[-3000:]
+    parts = part_files(out)
+    assert len(parts) >= 3, parts  # the order across part files is under test
+    joined = "".join((out / p).read_text() for p in parts)
+    check_line_output(text, joined)
+    cli_out = subprocess.run([cli, "solve", "-q", str(src)], capture_output=True, text=True)
+    assert joined == cli_out.stdout
+
+
+def test_the_spark_job_on_csv_keeps_every_column(tmp_path):
+    import csv
+
+    puzzles = puzzles_of("generated_unique25_2000.txt")[:500]
+    src = tmp_path / "set.csv"
+    with open(src, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["source", "question", "answer", "rating"])
+        for i, p in enumerate(puzzles):
+            w.writerow([f"gen{i}", p if i % 50 != 9 else "xyz", "", i % 7])
+    out = tmp_path / "out"
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(out), "--master", MASTER, "--partitions", "3"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode == 0, job.stderr[-3000:]
+    header = (out / "_header.csv").read_text()
+    assert header == "source,question,answer,rating,solution,status\n"
+    rows = list(csv.reader("".join((out / p).read_text() for p in part_files(out)).splitlines()))
+    assert len(rows) == len(puzzles)
+    for i, (row, p) in enumerate(zip(rows, puzzles)):
+        assert row[0] == f"gen{i}" and row[3] == str(i % 7)
+        if i % 50 == 9:
+            assert row[4] == "" and row[5] == "invalid: expected 81 cells, found 3"
+        else:
+            assert row[1] == p and solves(row[4], p) and row[5] == "solved"
+
+
+def test_solve_column_in_a_users_job(spark):
+    from sudoku_batch.spark import answer_column, solve_column
+
+    puzzles = puzzles_of("generated_minimal_2000.txt")[:1500] + ["bad", None]
+    df = spark.createDataFrame([(i, p) for i, p in enumerate(puzzles)], "id long, question string").repartition(1)
+    rows = solve_column(df, "question").orderBy("id").collect()
+    assert [r.id for r in rows] == list(range(len(puzzles)))
+    for r, p in zip(rows, puzzles):
+        if p in ("bad", None):
+            assert r.solution is None and r.status.startswith("invalid: ")
+        else:
+            assert solves(r.solution, p) and r.status == "solved"
+    counted = answer_column(df, "question", task="count").orderBy("id").collect()
+    assert [r.solutions for r in counted[:5]] == [1] * 5
+    assert counted[-1].solutions is None
+
+
+def test_the_cli_as_a_line_filter_under_rdd_pipe(spark, cli, tmp_path):
+    text = mixed_lines(2000)
+    src = tmp_path / "puzzles.txt"
+    src.write_text(text)
+    # --exit-zero: bad records are answered in place and never fail the job.
+    piped = spark.sparkContext.textFile(str(src), 4).pipe(f"{cli} solve -q -j 1 --exit-zero -", checkCode=True)
+    assert piped.getNumPartitions() == 4
+    joined = "\n".join(piped.collect()) + "\n"
+    check_line_output(text, joined)
+    cli_out = subprocess.run([cli, "solve", "-q", str(src)], capture_output=True, text=True)
+    assert joined == cli_out.stdout
