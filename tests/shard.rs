@@ -183,3 +183,76 @@ fn exit_zero_keeps_bad_records_answered_but_exits_0() {
     assert_eq!(out.stdout, b"invalid: expected 81 cells, found 3\n");
     assert!(String::from_utf8_lossy(&out.stderr).contains("<stdin>:1: invalid"));
 }
+
+#[test]
+fn csv_quotes_that_csv_core_reads_as_plain_characters() {
+    // A quote in a comment or in the middle of an unquoted field does not open a quoted field:
+    // block and shard cuts must not treat it as one (found by review).
+    let p = &sample()[0];
+    let mut text = String::from("id,puzzle,note\n# don't \"quote\" me\n");
+    for i in 0..60_000 {
+        match i % 3 {
+            0 => text += &format!("{i},{p},\"two\nlines\"\n"),
+            1 => text += &format!("{i},{p},a\"b\n"),
+            _ => text += &format!("{i},{p},x\r\n"),
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("quotes.csv");
+    std::fs::write(&path, text).unwrap();
+    let mut outputs = Vec::new();
+    for threads in ["1", "16"] {
+        let out = bin()
+            .args(["solve", "-j", threads, "--stats", "json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("\"records\":60000"));
+        outputs.push(out.stdout);
+    }
+    assert!(
+        outputs[0] == outputs[1],
+        "the output depends on the thread count"
+    );
+    for n in ["2/3", "3/3"] {
+        bin()
+            .args(["solve", "-q", "--shard", n])
+            .arg(&path)
+            .assert()
+            .code(0);
+    }
+}
+
+#[test]
+fn an_empty_file_has_empty_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.txt");
+    std::fs::write(&path, "").unwrap();
+    let out = bin()
+        .args(["solve", "--shard", "2/3"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn csv_lines_are_numbered_as_csv_core_reads_rows() {
+    // A lone CR ends a row; CR CR LF is one line; messages name the line each row starts on.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cr.csv");
+    std::fs::write(&path, "id,puzzle\n1,bad\r2,bad\r3,bad\n\r\r\n4,bad\n").unwrap();
+    let (_, messages) = run(&["solve"], &path);
+    let lines: Vec<&str> = messages
+        .iter()
+        .map(|m| m.split(':').nth(1).unwrap())
+        .collect();
+    assert_eq!(lines, ["2", "2", "2", "4"]);
+}

@@ -24,9 +24,10 @@ use sudoku_batch::formats::{
 };
 use sudoku_batch::grid::{Grid, CELLS};
 
-/// Puzzles per segment: small enough that a segment of hard puzzles ends well within a second
-/// on two threads, large enough that the GIL round trips cost nothing.
-const SEGMENT: usize = 8192;
+/// Puzzles per segment: small enough that a segment of the hardest public puzzles (about 110 µs
+/// each for a uniqueness count) ends within half a second on one thread, large enough that the
+/// GIL round trips cost nothing.
+const SEGMENT: usize = 4096;
 
 /// One record as read from Python: the puzzle (or why it is not one) and, for `check`, the
 /// solution text it carries.
@@ -98,9 +99,12 @@ fn answer_all(
 struct TextReader {
     /// Python 3.10 or later: `PyUnicode_AsUTF8AndSize` is in the limited API there and gives the
     /// string's own UTF-8 buffer, with no copy; on 3.9 a `str` is encoded to a temporary `bytes`.
+    /// (Not on Windows, where an abi3 module links against python3.dll, whose 3.9 version does
+    /// not export the function.)
     borrow_utf8: bool,
 }
 
+#[cfg(not(windows))]
 extern "C" {
     // Declared here because pyo3-ffi declares it only for builds that require 3.10; it is called
     // only when the running interpreter is 3.10 or later (`TextReader::borrow_utf8`).
@@ -113,7 +117,7 @@ extern "C" {
 impl TextReader {
     fn new(py: Python<'_>) -> TextReader {
         TextReader {
-            borrow_utf8: py.version_info() >= (3, 10),
+            borrow_utf8: cfg!(not(windows)) && py.version_info() >= (3, 10),
         }
     }
 
@@ -133,6 +137,7 @@ impl TextReader {
 
     fn with_text<R>(&self, item: &Bound<'_, PyAny>, f: impl FnOnce(Option<&[u8]>) -> R) -> R {
         if let Ok(s) = item.cast::<PyString>() {
+            #[cfg(not(windows))]
             if self.borrow_utf8 {
                 let mut size: pyo3::ffi::Py_ssize_t = 0;
                 // SAFETY: `s` is a live `str` (the GIL is held and `item` keeps it alive while
@@ -397,7 +402,7 @@ fn run_file<'py>(
         stop: Arc::clone(&stop),
     };
     // The run goes on a thread of its own; this thread waits without the GIL and checks for
-    // Ctrl-C every 100 ms, asking the engine to stop (which leaves no output file) if it came.
+    // Ctrl-C every 20 ms, asking the engine to stop (which leaves no output file) if it came.
     let (result, interrupted) = std::thread::scope(|scope| {
         let run = scope.spawn(|| {
             batch::run(

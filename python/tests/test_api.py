@@ -150,3 +150,41 @@ def test_solve_file_runs_the_engine_with_the_cli_formats(cli, tmp_path):
         sb.solve_file(bad, out, format="csv")
     with pytest.raises(ValueError, match="check needs puzzles that carry solutions"):
         sb.solve_file(sb.__file__ and (tmp_path / "g.txt").write_text("103000509\n" * 9) and tmp_path / "g.txt", out, task="check")
+
+
+def test_containers_that_are_not_sequences_of_puzzles_are_refused():
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(TypeError, match=r"df\['question'\]"):
+        sb.solve(pd.DataFrame({"question": [PUZZLE]}))
+    with pytest.raises(TypeError, match="sequence of puzzle strings"):
+        sb.solve({PUZZLE: 1})
+    with pytest.raises(TypeError, match="scalar"):
+        sb.solve(np.uint8(3))
+    # Generators and tuples are sequences of puzzles; NumPy integers are ints.
+    assert sb.solve(p for p in [PUZZLE]) == [SOLUTION]
+    assert sb.count((PUZZLE,), limit=np.int64(3), threads=np.int32(2)) == [1]
+    with pytest.raises(ValueError, match="threads"):
+        sb.solve([PUZZLE], threads=True)
+
+
+def test_solve_file_shards_add_up(tmp_path):
+    puzzles = puzzles_of("generated_easy_2000.txt")[:300] + ["bad"]
+    src = tmp_path / "in.txt"
+    src.write_text("\n".join(puzzles) + "\n")
+    whole = tmp_path / "whole.txt"
+    sb.solve_file(src, whole)
+    parts = []
+    for k in range(1, 4):
+        out = tmp_path / f"part{k}.txt"
+        summary = sb.solve_file(src, out, shard=(k, 3))
+        parts.append(out.read_text())
+        for line, _ in summary["messages"]:
+            assert line == len(puzzles), "whole-file line numbers"
+    assert "".join(parts) == whole.read_text()
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert sb.solve_file(empty, tmp_path / "e.out", shard=(2, 5))["records"] == 0
+    with pytest.raises(ValueError, match="shard"):
+        sb.solve_file(src, whole, shard=(0, 3))
+    with pytest.raises(ValueError, match="shard"):
+        sb.solve_file(src, whole, shard=(1, 2**64))

@@ -178,28 +178,7 @@ pub fn run(
     let slots = 2 * threads + 2;
     let block_size = (SLOT_BUDGET / 2 / slots).clamp(MIN_BLOCK, MAX_BLOCK);
     let (mut reader, name) = open_input(input, block_size)?;
-    let prefix = reader
-        .peek(formats::PEEK)
-        .map_err(|source| BatchError::Read {
-            name: name.clone(),
-            source,
-        })?;
-    let opened = formats::open(prefix, config.format, config.column.as_deref(), config.task)
-        .map_err(|source| BatchError::Format {
-            name: name.clone(),
-            source,
-        })?;
-    reader.skip(opened.skip);
-    let shard = match config.shard {
-        None => None,
-        Some(Shard { index, count }) if index == 0 || index > count => {
-            return Err(BatchError::BadShard { index, count })
-        }
-        Some(Shard { index, count }) => match reader.shard(&opened.format, index, count) {
-            Some(s) => Some((index, s)),
-            None => return Err(BatchError::ShardNeedsFile { name }),
-        },
-    };
+    let (opened, shard) = open_records(&mut reader, &name, config)?;
     let (mut sink, out_name) = open_output(output)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -238,6 +217,48 @@ pub fn run(
         threads,
         messages_not_shown: written.messages_not_shown,
     })
+}
+
+/// Decides the format from the start of the input (reading a CSV header), and narrows the
+/// reader to its shard when one is asked for.
+fn open_records(
+    reader: &mut Reader<'_>,
+    name: &str,
+    config: &Config,
+) -> Result<(Opened, Option<(u64, reader::Shard)>), BatchError> {
+    let prefix = reader
+        .peek(formats::PEEK)
+        .map_err(|source| BatchError::Read {
+            name: name.to_string(),
+            source,
+        })?;
+    let opened = formats::open(prefix, config.format, config.column.as_deref(), config.task)
+        .map_err(|source| BatchError::Format {
+            name: name.to_string(),
+            source,
+        })?;
+    reader.skip(opened.skip);
+    let shard =
+        match config.shard {
+            None => None,
+            Some(Shard { index, count }) if index == 0 || index > count => {
+                return Err(BatchError::BadShard { index, count })
+            }
+            Some(Shard { index, count }) => match reader
+                .shard(&opened.format, index, count)
+                .map_err(|source| BatchError::Read {
+                    name: name.to_string(),
+                    source,
+                })? {
+                Some(s) => Some((index, s)),
+                None => {
+                    return Err(BatchError::ShardNeedsFile {
+                        name: name.to_string(),
+                    })
+                }
+            },
+        };
+    Ok((opened, shard))
 }
 
 /// The reader of the input, and its name for messages.

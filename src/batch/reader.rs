@@ -60,7 +60,8 @@ impl Chunk {
 /// Where a shard starts in its input, to number lines and separate answers as the whole input
 /// would.
 pub struct Shard {
-    map: Arc<Mmap>,
+    /// `None` for an empty input.
+    map: Option<Arc<Mmap>>,
     /// The first byte after the header.
     first: usize,
     /// The shard's first byte.
@@ -73,7 +74,9 @@ impl Shard {
     /// Line feeds between the header and the shard. Counted only when asked (a message needs a
     /// line number), so a shard with good records reads nothing before its range.
     pub fn lines_before(&self) -> u64 {
-        memchr::memchr_iter(b'\n', &self.map[self.first..self.start]).count() as u64
+        self.map.as_ref().map_or(0, |map| {
+            memchr::memchr_iter(b'\n', &map[self.first..self.start]).count() as u64
+        })
     }
 }
 
@@ -150,10 +153,17 @@ impl<'a> Reader<'a> {
 
     /// Narrows a mapped input to shard `index` (1-based) of `count`: the records whose first byte
     /// lies in the `index`-th of `count` equal byte ranges of what is left to read (the records
-    /// after the header). `None` if the input is streamed, which cannot be sharded.
-    pub fn shard(&mut self, format: &Format, index: u64, count: u64) -> Option<Shard> {
+    /// after the header). `None` if the input is streamed, which cannot be sharded, unless it is
+    /// empty (an empty file is not mapped): every shard of nothing is empty.
+    pub fn shard(&mut self, format: &Format, index: u64, count: u64) -> io::Result<Option<Shard>> {
+        let empty = Shard {
+            map: None,
+            first: 0,
+            start: 0,
+            records_before: false,
+        };
         let Kind::Mapped { map, pos, end } = &mut self.kind else {
-            return None;
+            return Ok(self.peek(1)?.is_empty().then_some(empty));
         };
         let (data, first) = (&map[..], *pos);
         let len = (data.len() - first) as u128;
@@ -161,12 +171,12 @@ impl<'a> Reader<'a> {
         let start = format.record_start_at_or_after(data, first, cut(index - 1));
         *end = format.record_start_at_or_after(data, first, cut(index));
         *pos = start;
-        Some(Shard {
-            map: Arc::clone(map),
+        Ok(Some(Shard {
+            map: Some(Arc::clone(map)),
             first,
             start,
             records_before: format.has_record_in(&data[first..start]),
-        })
+        }))
     }
 
     /// The next `n` bytes without consuming them; fewer only at the end of the input.

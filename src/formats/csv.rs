@@ -27,30 +27,137 @@ pub struct Layout {
     header: Vec<u8>,
 }
 
-/// Offset just past the first line feed that is outside quotes (the end of the header row).
-pub fn first_row_end(buf: &[u8]) -> Option<usize> {
-    let mut inside = false;
-    for (i, &b) in buf.iter().enumerate() {
-        match b {
-            b'"' => inside = !inside,
-            b'\n' if !inside => return Some(i + 1),
-            _ => {}
-        }
-    }
-    None
+/// Walks CSV bytes as `csv-core` reads them (comment lines, quotes only at the start of a
+/// field, doubled quotes inside quoted fields, CR, LF or CRLF ending a row), reporting where rows
+/// start and the line feeds outside quoted fields, where input may be cut. A quote in the middle
+/// of an unquoted field, or in a comment, is a plain character, so counting quotes would not do.
+pub struct RowScan<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    state: State,
 }
 
-/// Offset just past the last line feed of `buf` that is outside quotes (`buf` starts outside).
-pub fn last_boundary(buf: &[u8]) -> Option<usize> {
-    let mut odd = memchr::memchr_iter(b'"', buf).count() % 2 == 1;
-    for i in (0..buf.len()).rev() {
-        match buf[i] {
-            b'\n' if !odd => return Some(i + 1),
-            b'"' => odd = !odd,
-            _ => {}
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    RecordStart,
+    FieldStart,
+    Unquoted,
+    Quoted,
+    Comment,
+}
+
+/// What [`RowScan`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// A record (neither a blank line nor a comment) starts at this offset.
+    Row(usize),
+    /// Offset just past a line feed that is not inside a quoted field: input may be cut here.
+    Cut(usize),
+}
+
+impl<'a> RowScan<'a> {
+    /// Scans `buf`, which starts at the start of a row.
+    pub fn new(buf: &'a [u8]) -> RowScan<'a> {
+        RowScan {
+            buf,
+            pos: 0,
+            state: State::RecordStart,
         }
     }
-    None
+}
+
+impl Iterator for RowScan<'_> {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        let buf = self.buf;
+        loop {
+            let &b = buf.get(self.pos)?;
+            match self.state {
+                State::RecordStart => match b {
+                    b'\n' => {
+                        self.pos += 1;
+                        return Some(Event::Cut(self.pos));
+                    }
+                    b'\r' => self.pos += 1,
+                    b'#' => self.state = State::Comment,
+                    _ => {
+                        self.state = State::FieldStart;
+                        return Some(Event::Row(self.pos));
+                    }
+                },
+                State::FieldStart => match b {
+                    b'"' => {
+                        self.pos += 1;
+                        self.state = State::Quoted;
+                    }
+                    b',' => self.pos += 1,
+                    _ => self.state = State::Unquoted,
+                },
+                State::Unquoted => {
+                    let Some(i) = memchr::memchr3(b',', b'\n', b'\r', &buf[self.pos..]) else {
+                        self.pos = buf.len();
+                        return None;
+                    };
+                    self.pos += i;
+                    match buf[self.pos] {
+                        b',' => {
+                            self.pos += 1;
+                            self.state = State::FieldStart;
+                        }
+                        // The line end is handled at the start of the next record.
+                        _ => self.state = State::RecordStart,
+                    }
+                }
+                State::Quoted => {
+                    let Some(i) = memchr::memchr(b'"', &buf[self.pos..]) else {
+                        self.pos = buf.len();
+                        return None;
+                    };
+                    self.pos += i + 1;
+                    if buf.get(self.pos) == Some(&b'"') {
+                        self.pos += 1; // a doubled quote: still inside
+                    } else {
+                        // Closed; anything up to the next comma or line end joins the field.
+                        self.state = State::Unquoted;
+                    }
+                }
+                State::Comment => {
+                    let Some(i) = memchr::memchr2(b'\n', b'\r', &buf[self.pos..]) else {
+                        self.pos = buf.len();
+                        return None;
+                    };
+                    self.pos += i;
+                    self.state = State::RecordStart;
+                }
+            }
+        }
+    }
+}
+
+/// Offset just past the line feed that ends the first row of `buf` (the header row).
+pub fn first_row_end(buf: &[u8]) -> Option<usize> {
+    let mut seen_row = false;
+    RowScan::new(buf).find_map(|e| match e {
+        Event::Row(_) => {
+            seen_row = true;
+            None
+        }
+        Event::Cut(c) => seen_row.then_some(c),
+    })
+}
+
+/// Offset just past the last line feed of `buf` outside quoted fields (`buf` starts a row).
+pub fn last_boundary(buf: &[u8]) -> Option<usize> {
+    next_cuts(buf).last()
+}
+
+/// The cut points of `buf`, in order.
+pub fn next_cuts(buf: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    RowScan::new(buf).filter_map(|e| match e {
+        Event::Cut(c) => Some(c),
+        Event::Row(_) => None,
+    })
 }
 
 fn reader(data: &[u8]) -> csv::Reader<&[u8]> {
@@ -143,13 +250,7 @@ impl Layout {
         // The csv crate's positions go wrong on CRLF and comment lines, so line numbers come
         // from walking the same rows by hand. The walk is lazy: it only catches up to the
         // current record when a message needs its line, so good rows cost nothing.
-        let mut rows = Rows {
-            block,
-            pos: 0,
-            line: 1,
-            seen: 0,
-            last: 0,
-        };
+        let mut rows = Rows::new(block);
         let mut index = 0;
         let mut value = Vec::new();
         let mut status = Vec::new();
@@ -260,51 +361,47 @@ impl CoreReader {
     }
 }
 
-/// The rows of a block as the csv crate sees them (empty lines and `#` comment lines skipped),
-/// yielding the 1-based line each row starts on.
+/// The records of a block as csv-core reads them, with the 1-based line each starts on.
 struct Rows<'a> {
     block: &'a [u8],
-    pos: usize,
+    scan: RowScan<'a>,
+    /// Line of the offset `counted`.
     line: u64,
+    counted: usize,
     /// Rows yielded so far.
     seen: usize,
     /// The line of the last row yielded.
     last: u64,
 }
 
-impl Rows<'_> {
+impl<'a> Rows<'a> {
+    fn new(block: &'a [u8]) -> Rows<'a> {
+        Rows {
+            block,
+            scan: RowScan::new(block),
+            line: 1,
+            counted: 0,
+            seen: 0,
+            last: 0,
+        }
+    }
+
     /// The line of the `index`-th row (1-based), walking forward as needed.
     fn line_of(&mut self, index: usize) -> u64 {
         while self.seen < index {
-            match self.next() {
-                Some(line) => {
-                    self.seen += 1;
-                    self.last = line;
-                }
-                None => return 0,
-            }
+            let Some(start) = self.scan.find_map(|e| match e {
+                Event::Row(start) => Some(start),
+                Event::Cut(_) => None,
+            }) else {
+                break;
+            };
+            self.line +=
+                memchr::memchr_iter(b'\n', &self.block[self.counted..start]).count() as u64;
+            self.counted = start;
+            self.seen += 1;
+            self.last = self.line;
         }
         self.last
-    }
-}
-
-impl Iterator for Rows<'_> {
-    type Item = u64;
-
-    fn next(&mut self) -> Option<u64> {
-        while self.pos < self.block.len() {
-            let rest = &self.block[self.pos..];
-            let end = first_row_end(rest).unwrap_or(rest.len());
-            let row = &rest[..end];
-            let start = self.line;
-            self.line += memchr::memchr_iter(b'\n', row).count() as u64;
-            self.pos += end;
-            let body = super::strip_cr(row.strip_suffix(b"\n").unwrap_or(row));
-            if !body.is_empty() && body[0] != b'#' {
-                return Some(start);
-            }
-        }
-        None
     }
 }
 
@@ -317,6 +414,12 @@ mod tests {
         assert_eq!(last_boundary(b"a,\"x\ny\"\nb,\"p\nq"), Some(8));
         assert_eq!(last_boundary(b"a,\"x\ny"), None);
         assert_eq!(first_row_end(b"\"i\nd\",puzzle\r\nx"), Some(14));
+        // Quotes that csv-core reads as plain characters: in a comment, inside an unquoted field.
+        assert_eq!(last_boundary(b"# don\"t\n1,\"x\ny\"\n2"), Some(16));
+        assert_eq!(last_boundary(b"1,a\"b\n2,\"x\ny\"\n3"), Some(14));
+        // A doubled quote stays inside; a lone CR ends a row but is no cut point.
+        assert_eq!(last_boundary(b"1,\"a\"\"\nb\"\r2,c\n3"), Some(14));
+        assert_eq!(first_row_end(b"# c\"\n\nid,puzzle\n1"), Some(16));
     }
 
     #[test]

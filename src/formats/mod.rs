@@ -48,8 +48,8 @@ impl Format {
     /// cut here, so each record falls in exactly one shard.
     ///
     /// Lines and grids need only the bytes around `p`. A CSV row may hold quoted line feeds, so
-    /// whether `p` is inside quotes is learned by counting the quotes since `first` (a memchr
-    /// scan): quoted fields make any local rule unsafe.
+    /// whether `p` is inside a quoted field is learned by scanning the rows since `first` as
+    /// csv-core reads them (at memchr speed): no local rule is safe with quoted fields.
     pub fn record_start_at_or_after(&self, data: &[u8], first: usize, p: usize) -> usize {
         if p <= first {
             return first;
@@ -77,17 +77,10 @@ impl Format {
                     line = line_end_from(line);
                 }
             }
-            Format::Csv(_) => {
-                let mut inside = memchr::memchr_iter(b'"', &data[first..p - 1]).count() % 2 == 1;
-                for (i, &b) in data[p - 1..].iter().enumerate() {
-                    match b {
-                        b'"' => inside = !inside,
-                        b'\n' if !inside => return p + i,
-                        _ => {}
-                    }
-                }
-                data.len()
-            }
+            Format::Csv(_) => csv::next_cuts(&data[first..])
+                .map(|cut| first + cut)
+                .find(|&cut| cut >= p)
+                .unwrap_or(data.len()),
         }
     }
 

@@ -15,6 +15,7 @@ every core) with the GIL released; Ctrl-C raises ``KeyboardInterrupt`` within a 
 
 from __future__ import annotations
 
+import operator
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -28,12 +29,23 @@ __version__ = "0.1.0"
 Puzzles = Union[Sequence[Union[str, bytes]], "np.ndarray[Any, Any]"]
 
 
+def _int(value: Any, name: str, lo: int, hi: int) -> int:
+    """`value` as an int in [lo, hi] (NumPy integers too; not bool), else ValueError."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        n = operator.index(value)
+    except TypeError:
+        raise ValueError(f"{name} must be an int from {lo} to {hi}, not {value!r}") from None
+    if not lo <= n <= hi:
+        raise ValueError(f"{name} must be an int from {lo} to {hi}, not {value!r}")
+    return n
+
+
 def _threads(threads: Optional[int]) -> int:
     if threads is None:
         return 0  # the engine's "one per core"
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be a positive int or None, not {threads!r}")
-    return threads
+    return _int(threads, "threads", 1, 4096)
 
 
 def _as_array(puzzles: Any) -> Optional[np.ndarray]:
@@ -60,6 +72,14 @@ def _as_list(records: Any, what: str) -> list:
         return records
     if isinstance(records, (str, bytes)):
         raise TypeError(f"{what}: expected a sequence of puzzle strings, got one {type(records).__name__}")
+    if isinstance(records, (dict, set, frozenset)) or hasattr(records, "columns"):
+        # A mapping or a DataFrame iterates over its keys or column names, not over puzzles.
+        raise TypeError(
+            f"{what}: expected a sequence of puzzle strings (a list, a Series, a column such as "
+            f"df['question']), got a {type(records).__name__}"
+        )
+    if isinstance(records, np.generic):
+        raise TypeError(f"{what}: expected a sequence of puzzle strings, got a scalar {records!r}")
     if isinstance(records, np.ndarray):
         if records.ndim != 1:
             raise ValueError(f"{what}: expected a 1-D array of strings, got shape {records.shape}")
@@ -126,8 +146,7 @@ def count(
     ``with_status=True``, returns ``(counts, statuses)``: ``"ok"``, ``"unsolvable"`` or
     ``"invalid: <reason>"``.
     """
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 2**31 - 1:
-        raise ValueError(f"limit must be an int from 1 to 2**31-1, not {limit!r}")
+    limit = _int(limit, "limit", 1, 2**31 - 1)
     n = _threads(threads)
     array = _as_array(puzzles)
     if array is not None:
@@ -205,15 +224,13 @@ def solve_file(
     Raises ``FileNotFoundError``/``PermissionError``/``OSError`` for I/O problems and
     ``ValueError`` for an input that does not suit the task (for example no puzzle column).
     """
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 2**32 - 1:
-        raise ValueError(f"limit must be an int from 1 to 2**32-1, not {limit!r}")
-    if not isinstance(max_messages, int) or max_messages < 0:
-        raise ValueError(f"max_messages must be a non-negative int, not {max_messages!r}")
+    limit = _int(limit, "limit", 1, 2**32 - 1)
+    max_messages = _int(max_messages, "max_messages", 0, 2**63 - 1)
     if shard is not None:
-        k, n = shard
-        if not (isinstance(k, int) and isinstance(n, int) and 1 <= k <= n):
-            raise ValueError(f"shard must be (k, n) with 1 <= k <= n, not {shard!r}")
-        shard = (k, n)
+        if not isinstance(shard, tuple) or len(shard) != 2:
+            raise ValueError(f"shard must be a tuple (k, n) with 1 <= k <= n, not {shard!r}")
+        n = _int(shard[1], "shard's n", 1, 2**63 - 1)
+        shard = (_int(shard[0], "shard's k", 1, n), n)
     return _native.run_file(
         os.fspath(input),
         os.fspath(output),

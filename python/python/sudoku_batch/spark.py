@@ -125,7 +125,8 @@ def answer_lines(df: Any, *, task: str = "solve", lexmin: bool = False, limit: i
             lines = pdf.iloc[:, 0].tolist()
             text = ("\n".join(l if l is not None else "" for l in lines) + "\n").encode("utf-8", "surrogateescape")
             out = _native.answer_lines(text, task, n or 0, bool(lexmin), int(limit), bool(unique))
-            yield pd.DataFrame({"value": out.decode("utf-8", "replace").splitlines()})
+            text = out.decode("utf-8", "replace")
+            yield pd.DataFrame({"value": text.split("\n")[:-1] if text else []})
 
     return df.mapInPandas(answer_batches, "value string")
 
@@ -182,7 +183,8 @@ def run(args: argparse.Namespace) -> None:
             answered = answer_lines(lines, task=args.task, lexmin=args.lexmin, limit=args.limit, unique=args.unique)
             answered.write.mode("errorifexists").text(args.output)
             return
-        df = spark.read.option("header", True).option("multiLine", args.multiline).csv(args.input)
+        reader = spark.read.option("header", True).option("multiLine", args.multiline)
+        df = reader.option("comment", "#").csv(args.input)
         column = args.column or next(
             (c for name in _native.PUZZLE_NAMES for c in df.columns if c.strip().lower() == name),
             None,
