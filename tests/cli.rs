@@ -566,3 +566,36 @@ fn an_output_that_is_a_named_pipe_is_written_through_not_replaced() {
         "no temporary file left"
     );
 }
+
+#[test]
+fn cr_only_line_ends_lose_no_record() {
+    // `tr '\n' '\r'` of a puzzle file used to come back as one record.
+    let puzzles = sample_puzzles();
+    let lf = puzzles.join("\n") + "\n";
+    let cr = lf.replace('\n', "\r");
+    let dir = tempfile::tempdir().unwrap();
+    let (lf_path, cr_path) = (dir.path().join("lf.txt"), dir.path().join("cr.txt"));
+    std::fs::write(&lf_path, &lf).unwrap();
+    std::fs::write(&cr_path, &cr).unwrap();
+    let from_lf = bin().args(["solve", "-q"]).arg(&lf_path).output().unwrap();
+    let from_cr = bin().args(["solve", "-q"]).arg(&cr_path).output().unwrap();
+    assert_eq!(from_cr.status.code(), Some(0));
+    assert_eq!(from_cr.stdout, from_lf.stdout);
+    let piped = bin()
+        .args(["solve", "-q"])
+        .write_stdin(cr.clone())
+        .output()
+        .unwrap();
+    assert_eq!(piped.stdout, from_lf.stdout);
+    let out_path = dir.path().join("out.txt");
+    std::fs::write(&out_path, &from_cr.stdout).unwrap();
+    independent_check(&cr_path, &out_path);
+    // One line holding two puzzles separated by a CR is two records.
+    let two = format!("{}\r{}\n", puzzles[0], puzzles[1]);
+    let out = bin()
+        .args(["solve", "-q"])
+        .write_stdin(two)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
+}

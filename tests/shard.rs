@@ -87,6 +87,36 @@ fn line_format_with_bad_records_crlf_and_comments() {
 }
 
 #[test]
+fn cr_only_and_mixed_line_ends() {
+    let p = sample();
+    let ends = ["\r", "\n", "\r\n", "\r\r", "\n\r"];
+    let mut text = String::new();
+    for i in 0..300 {
+        text += if i % 29 == 3 { "bad" } else { &p[i % p.len()] };
+        text += ends[i % ends.len()];
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cr.txt");
+    std::fs::write(&path, &text).unwrap();
+    assert_shards_add_up(&["solve"], &path);
+    let grids: String = p
+        .iter()
+        .take(9)
+        .map(|g| {
+            let rows: Vec<String> = g
+                .as_bytes()
+                .chunks(9)
+                .map(|r| String::from_utf8_lossy(r).replace('.', "0"))
+                .collect();
+            rows.join("\r") + "\r\r"
+        })
+        .collect();
+    let path = dir.path().join("grids_cr.txt");
+    std::fs::write(&path, grids).unwrap();
+    assert_shards_add_up(&["solve", "--format", "grid"], &path);
+}
+
+#[test]
 fn grids_with_a_malformed_one() {
     let p = sample();
     let mut text = String::from("# grids\n");
@@ -245,7 +275,8 @@ fn an_empty_file_has_empty_shards() {
 
 #[test]
 fn csv_lines_are_numbered_as_csv_core_reads_rows() {
-    // A lone CR ends a row; CR CR LF is one line; messages name the line each row starts on.
+    // A lone CR ends a row and a line (CR CR LF is two line ends); messages name the line each
+    // row starts on.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cr.csv");
     std::fs::write(&path, "id,puzzle\n1,bad\r2,bad\r3,bad\n\r\r\n4,bad\n").unwrap();
@@ -254,5 +285,5 @@ fn csv_lines_are_numbered_as_csv_core_reads_rows() {
         .iter()
         .map(|m| m.split(':').nth(1).unwrap())
         .collect();
-    assert_eq!(lines, ["2", "2", "2", "4"]);
+    assert_eq!(lines, ["2", "3", "4", "7"]);
 }

@@ -75,7 +75,7 @@ impl Shard {
     /// line number), so a shard with good records reads nothing before its range.
     pub fn lines_before(&self) -> u64 {
         self.map.as_ref().map_or(0, |map| {
-            memchr::memchr_iter(b'\n', &map[self.first..self.start]).count() as u64
+            crate::formats::block::count_line_ends(&map[self.first..self.start])
         })
     }
 }

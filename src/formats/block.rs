@@ -63,14 +63,6 @@ impl BlockOut {
     }
 }
 
-/// The line without its trailing `\r` (CRLF input).
-pub fn strip_cr(line: &[u8]) -> &[u8] {
-    match line.last() {
-        Some(b'\r') => &line[..line.len() - 1],
-        _ => line,
-    }
-}
-
 /// True for a line that is not a record: blank (only whitespace) or a `#` comment.
 pub fn is_skipped(line: &[u8]) -> bool {
     match line.iter().position(|b| !b.is_ascii_whitespace()) {
@@ -79,7 +71,97 @@ pub fn is_skipped(line: &[u8]) -> bool {
     }
 }
 
-/// Offset just past the last line feed in `buf`.
+/// Offset just past the last line end in `buf` (LF, CRLF or a lone CR). A CR that is the last
+/// byte is not taken: an LF may follow it in the next bytes.
 pub fn last_line_end(buf: &[u8]) -> Option<usize> {
-    memchr::memrchr(b'\n', buf).map(|i| i + 1)
+    line_end_before(buf, buf.len())
+}
+
+/// Offset just past the last line end of `buf` that lies wholly before `limit`; bytes after
+/// `limit` tell a lone CR from the CR of a CRLF.
+pub fn line_end_before(buf: &[u8], limit: usize) -> Option<usize> {
+    let mut end = limit;
+    loop {
+        let i = memchr::memrchr2(b'\n', b'\r', &buf[..end])?;
+        match (buf[i], buf.get(i + 1)) {
+            (b'\n', _) => return Some(i + 1),
+            // A CR at the very end may be the first half of a CRLF; the CR of a CRLF that
+            // straddles `limit` ends its line past it.
+            (_, None) | (_, Some(b'\n')) => end = i,
+            _ => return Some(i + 1),
+        }
+    }
+}
+
+/// Offset just past the end of the line that holds byte `i` (or `buf.len()`).
+pub fn line_end(buf: &[u8], i: usize) -> usize {
+    match memchr::memchr2(b'\n', b'\r', &buf[i..]) {
+        None => buf.len(),
+        Some(k) if buf[i + k] == b'\r' && buf.get(i + k + 1) == Some(&b'\n') => i + k + 2,
+        Some(k) => i + k + 1,
+    }
+}
+
+/// Number of line ends in `buf`: LF, CRLF and a lone CR each count once.
+pub fn count_line_ends(buf: &[u8]) -> u64 {
+    memchr::memchr2_iter(b'\n', b'\r', buf)
+        .filter(|&i| buf[i] == b'\n' || buf.get(i + 1) != Some(&b'\n'))
+        .count() as u64
+}
+
+/// The lines of `buf` without their ends (LF, CRLF or a lone CR; the last line may lack one).
+/// Every format splits lines this way, so a record can never hide another behind a CR.
+pub fn lines(buf: &[u8]) -> Lines<'_> {
+    Lines { buf, pos: 0 }
+}
+
+/// See [`lines`].
+pub struct Lines<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.pos >= self.buf.len() {
+            return None;
+        }
+        let start = self.pos;
+        let (line_end, next) = match memchr::memchr2(b'\n', b'\r', &self.buf[start..]) {
+            None => (self.buf.len(), self.buf.len()),
+            Some(k) => {
+                let at = start + k;
+                let crlf = self.buf[at] == b'\r' && self.buf.get(at + 1) == Some(&b'\n');
+                (at, at + 1 + usize::from(crlf))
+            }
+        };
+        self.pos = next;
+        Some(&self.buf[start..line_end])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cr_lf_and_crlf_each_end_a_line() {
+        let text = b"a\nb\r\nc\rd\r\re";
+        assert_eq!(
+            lines(text).collect::<Vec<_>>(),
+            [&b"a"[..], b"b", b"c", b"d", b"", b"e"]
+        );
+        assert_eq!(count_line_ends(text), 5);
+        assert_eq!(last_line_end(text), Some(10));
+        assert_eq!(last_line_end(b"a\r"), None, "an LF may follow");
+        assert_eq!(last_line_end(b"a\rb\r"), Some(2));
+        assert_eq!(line_end(text, 0), 2);
+        assert_eq!(line_end(text, 2), 5);
+        assert_eq!(line_end(text, 3), 5);
+        assert_eq!(line_end(text, 6), 7);
+        assert_eq!(line_end(text, 8), 9);
+        assert_eq!(line_end(text, 10), 11);
+    }
 }

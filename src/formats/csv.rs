@@ -395,8 +395,7 @@ impl<'a> Rows<'a> {
             }) else {
                 break;
             };
-            self.line +=
-                memchr::memchr_iter(b'\n', &self.block[self.counted..start]).count() as u64;
+            self.line += super::block::count_line_ends(&self.block[self.counted..start]);
             self.counted = start;
             self.seen += 1;
             self.last = self.line;

@@ -7,7 +7,7 @@
 //! separated by a blank line. A grid that is not answered gets one status line instead.
 
 use super::answer::{answer, Invalid, Outcome, Task};
-use super::block::{strip_cr, BlockOut};
+use super::block::{line_end_before, lines, BlockOut};
 use crate::grid::{Grid, CELLS};
 
 /// Parses one row: nine cells, unseparated or separated by single spaces. Returns the values
@@ -32,19 +32,22 @@ pub fn parse_row(text: &[u8]) -> Option<([u8; 9], bool)> {
     Some((row, spaced))
 }
 
-/// Offset just past the last blank line of `buf` that ends with a line feed.
+/// Offset just past the last blank line of `buf` that has its line end (a grid boundary).
 pub fn last_boundary(buf: &[u8]) -> Option<usize> {
-    let mut end = buf.len();
+    let mut limit = buf.len();
     loop {
-        let nl = memchr::memrchr(b'\n', &buf[..end])?;
-        let start = memchr::memrchr(b'\n', &buf[..nl]).map_or(0, |i| i + 1);
-        if buf[start..nl].trim_ascii().is_empty() {
-            return Some(nl + 1);
+        let cut = line_end_before(buf, limit)?;
+        // The line this end closes runs from the previous line end to its terminator.
+        let crlf = cut >= 2 && buf[cut - 1] == b'\n' && buf[cut - 2] == b'\r';
+        let terminator = cut - 1 - usize::from(crlf);
+        let start = line_end_before(buf, terminator).unwrap_or(0);
+        if buf[start..terminator].trim_ascii().is_empty() {
+            return Some(cut);
         }
         if start == 0 {
             return None;
         }
-        end = start;
+        limit = start;
     }
 }
 
@@ -60,9 +63,9 @@ struct Pending {
 /// Parses and answers every grid of `block`.
 pub fn process(block: &[u8], task: Task, out: &mut BlockOut) {
     let mut pending: Option<Pending> = None;
-    for (i, raw) in block.split(|&b| b == b'\n').enumerate() {
+    for (i, line) in lines(block).enumerate() {
         let line_no = i as u64 + 1;
-        let line = strip_cr(raw).trim_ascii();
+        let line = line.trim_ascii();
         if line.is_empty() {
             if let Some(p) = pending.take() {
                 finish(p, task, out);
@@ -156,5 +159,7 @@ mod tests {
         assert_eq!(last_boundary(b"123\r\n \r\n456"), Some(8));
         assert_eq!(last_boundary(b"123\n456\n"), None);
         assert_eq!(last_boundary(b"\n123"), Some(1));
+        assert_eq!(last_boundary(b"123\r\r456\r"), Some(5));
+        assert_eq!(last_boundary(b"123\r\n\r\n456\r\n"), Some(7));
     }
 }

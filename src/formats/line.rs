@@ -3,30 +3,20 @@
 //! is the solution to verify. Output: one line per record.
 
 use super::answer::{answer, Outcome, Task};
-use super::block::{is_skipped, strip_cr, BlockOut};
+use super::block::{count_line_ends, is_skipped, lines, BlockOut};
 use crate::grid::{Grid, ParseError, CELLS};
 
 /// Parses and answers every line of `block`.
 pub fn process(block: &[u8], task: Task, out: &mut BlockOut) {
-    let mut start = 0;
-    let mut line_no = 0u64;
-    while start < block.len() {
-        let end = match memchr::memchr(b'\n', &block[start..]) {
-            Some(i) => {
-                out.lines += 1;
-                start + i
-            }
-            None => block.len(),
-        };
-        line_no += 1;
-        let line = strip_cr(&block[start..end]);
+    for (i, line) in lines(block).enumerate() {
+        let line_no = i as u64 + 1;
         if !is_skipped(line) {
             let outcome = record(line, task);
             out.count(&outcome, || line_no);
             outcome.write_line(&mut out.bytes);
         }
-        start = end + 1;
     }
+    out.lines = count_line_ends(block);
 }
 
 /// True for a byte that ends the puzzle field.
@@ -46,17 +36,16 @@ pub fn split_field(text: &[u8]) -> (&[u8], &[u8]) {
     text.split_at(end)
 }
 
-/// The puzzle of one line (LF already removed), by the rules above; `None` for a line that is not
-/// a record (blank or `#`).
+/// The puzzle of one line (its line end removed), by the rules above; `None` for a line that is
+/// not a record (blank or `#`).
 pub fn parse_line(line: &[u8]) -> Option<Result<Grid, ParseError>> {
-    let line = strip_cr(line);
     (!is_skipped(line)).then(|| Grid::parse(split_field(line.trim_ascii_start()).0))
 }
 
 /// The records of a line-format text with their 1-based line numbers: the one reader of puzzle
 /// lines for `bench`, the benchmarks, the examples and the tests.
 pub fn puzzles(text: &[u8]) -> impl Iterator<Item = (usize, Result<Grid, ParseError>)> + '_ {
-    text.split(|&b| b == b'\n')
+    lines(text)
         .enumerate()
         .filter_map(|(i, line)| Some((i + 1, parse_line(line)?)))
 }
@@ -107,6 +96,18 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_cr_ends_a_line() {
+        let input = format!("{PUZZLE}\r{PUZZLE}\rbad\r\n{PUZZLE}");
+        let (text, out) = run(&input, Task::Solve { lexmin: false });
+        assert_eq!(
+            text,
+            format!("{SOLUTION}\n{SOLUTION}\ninvalid: expected 81 cells, found 3\n{SOLUTION}\n")
+        );
+        assert_eq!(out.messages[0].line, 3);
+        assert_eq!(out.lines, 3);
+    }
+
+    #[test]
     fn bad_records_name_their_lines() {
         let input = format!("{PUZZLE}\nhello\n{PUZZLE}x\n");
         let (text, out) = run(&input, Task::Solve { lexmin: false });
@@ -141,7 +142,7 @@ mod tests {
 
     #[test]
     fn puzzles_skip_comments_and_number_lines() {
-        let text = format!("# c\r\n{PUZZLE}\r\n\nshort\n{PUZZLE} 3");
+        let text = format!("# c\r\n{PUZZLE}\r\n\nshort\r{PUZZLE} 3");
         let got: Vec<(usize, bool)> = puzzles(text.as_bytes())
             .map(|(line, p)| (line, p.is_ok()))
             .collect();

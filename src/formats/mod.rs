@@ -21,7 +21,7 @@ pub mod line;
 mod open;
 
 pub use answer::{answer, Invalid, Outcome, Problem, Tally, Task, Wrong};
-pub use block::{is_skipped, strip_cr, BlockOut, Message};
+pub use block::{is_skipped, lines, BlockOut, Message};
 pub use open::{detect, open, FormatChoice, FormatError, Opened, PEEK};
 
 /// The format of one run, with what was learned from the input's header (CSV).
@@ -57,24 +57,24 @@ impl Format {
         if p >= data.len() {
             return data.len();
         }
-        let line_end_from =
-            |i: usize| memchr::memchr(b'\n', &data[i..]).map_or(data.len(), |k| i + k + 1);
         match self {
             // The line that holds byte p - 1 ends the previous shard's records.
-            Format::Line => line_end_from(p - 1),
+            Format::Line => block::line_end(data, p - 1),
             // A grid starts on the first line after a blank line (or at `first`).
             Format::Grid => {
-                let mut line = line_end_from(p - 1);
+                let mut line = block::line_end(data, p - 1);
                 loop {
                     if line >= data.len() {
                         return data.len();
                     }
-                    let previous = memchr::memrchr(b'\n', &data[first..line - 1])
-                        .map_or(first, |k| first + k + 1);
-                    if data[previous..line].trim_ascii().is_empty() {
+                    let crlf = data[line - 1] == b'\n' && data[line - 2] == b'\r';
+                    let terminator = line - 1 - usize::from(crlf);
+                    let previous =
+                        block::line_end_before(data, terminator).map_or(first, |s| s.max(first));
+                    if data[previous..terminator].trim_ascii().is_empty() {
                         return line;
                     }
-                    line = line_end_from(line);
+                    line = block::line_end(data, line);
                 }
             }
             Format::Csv(_) => csv::next_cuts(&data[first..])
@@ -86,10 +86,7 @@ impl Format {
 
     /// Whether `bytes` (whole lines) hold a record: a line that is not blank or a comment.
     pub fn has_record_in(&self, bytes: &[u8]) -> bool {
-        bytes
-            .split(|&b| b == b'\n')
-            .rev()
-            .any(|line| !is_skipped(line))
+        block::lines(bytes).any(|line| !is_skipped(line))
     }
 
     /// Parses and answers every record of `block` into `out`.
@@ -100,7 +97,7 @@ impl Format {
             Format::Csv(layout) => layout.process(block, task, out),
         }
         if !matches!(self, Format::Line) {
-            out.lines = memchr::memchr_iter(b'\n', block).count() as u64;
+            out.lines = block::count_line_ends(block);
         }
     }
 

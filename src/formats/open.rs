@@ -1,7 +1,7 @@
 //! Opening an input: the format is decided, a CSV header read, and every rule about which task
 //! suits which format is checked here, once, before any record is read.
 
-use super::block::{is_skipped, strip_cr};
+use super::block::{count_line_ends, is_skipped, line_end, lines};
 use super::{csv, grid, Format, Task};
 
 /// Bytes of the input's start that [`open`] looks at to decide the format and read a CSV header.
@@ -84,11 +84,12 @@ pub fn open(
         FormatChoice::Csv => {
             // Blank and `#` lines before the header are skipped, like everywhere else.
             let mut start = 0;
-            while let Some(len) = prefix[start..].iter().position(|&b| b == b'\n') {
-                if !is_skipped(&prefix[start..start + len]) {
+            while start < prefix.len() {
+                let end = line_end(prefix, start);
+                if !is_skipped(&prefix[start..end]) || end == prefix.len() {
                     break;
                 }
-                start += len + 1;
+                start = end;
             }
             let end = match csv::first_row_end(&prefix[start..]) {
                 Some(end) => start + end,
@@ -99,7 +100,7 @@ pub fn open(
             Ok(Opened {
                 header: layout.header().to_vec(),
                 skip: end,
-                first_line: memchr::memchr_iter(b'\n', &prefix[..end]).count() as u64,
+                first_line: count_line_ends(&prefix[..end]),
                 format: Format::Csv(layout),
             })
         }
@@ -113,11 +114,7 @@ pub fn open(
 /// - a line of 9 cells, or 9 cells separated by single spaces: grid;
 /// - anything else: line (so a line file that starts with garbage is still a line file).
 pub fn detect(prefix: &[u8], column: Option<&str>) -> FormatChoice {
-    let Some(first) = prefix
-        .split(|&b| b == b'\n')
-        .map(strip_cr)
-        .find(|l| !is_skipped(l))
-    else {
+    let Some(first) = lines(prefix).find(|l| !is_skipped(l)) else {
         return FormatChoice::Line;
     };
     let trimmed = first.trim_ascii();

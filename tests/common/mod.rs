@@ -56,8 +56,8 @@ pub struct Checked {
 
 /// Checks the output of `solve` in line format against its input by the rules of Sudoku alone:
 ///
-/// - a record is a line that is not blank and does not start with `#`; its puzzle is its first
-///   81 characters after leading whitespace;
+/// - LF, CRLF or a lone CR ends a line; a record is a line that is not blank and does not start
+///   with `#`; its puzzle is its first 81 characters after leading whitespace;
 /// - the output has exactly one line per record, in order;
 /// - a line of 81 digits is a claimed solution: every row, column and box holds 1-9 once, and
 ///   every given of its puzzle is kept;
@@ -66,11 +66,13 @@ pub struct Checked {
 ///
 /// Panics with the record's line number on the first claim that does not hold.
 pub fn check_output(input: &[u8], output: &str, verify_unsolved: usize) -> Checked {
-    let input = String::from_utf8_lossy(input);
+    let input = String::from_utf8_lossy(input)
+        .replace("\r\n", "\n")
+        .replace('\r', "\n");
     let records: Vec<(usize, &str)> = input
         .split('\n')
         .enumerate()
-        .map(|(i, l)| (i + 1, l.trim_end_matches('\r').trim_start()))
+        .map(|(i, l)| (i + 1, l.trim_start()))
         .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
         .collect();
     let answers: Vec<&str> = output.lines().collect();
