@@ -1,6 +1,15 @@
 //! `sudoku-batch`: the command-line front end. Flags and printing only; the engine is the
 //! `sudoku_batch` library.
 
+/// `eprintln!` that never panics: with stderr closed or full there is nowhere to report to, and
+/// the exit code still tells.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod cli;
 
 use std::io::{BufWriter, IsTerminal, Write};
@@ -21,8 +30,10 @@ fn main() -> ExitCode {
     match cli.command {
         flags::Command::Generate(args) => match run_generate(args) {
             Ok(()) => ExitCode::SUCCESS,
+            // A closed output pipe (`generate ... | head`) ends the run quietly, as for solve.
+            Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("sudoku-batch: error: {e:#}");
+                say!("sudoku-batch: error: {e:#}");
                 ExitCode::from(2)
             }
         },
@@ -64,7 +75,7 @@ fn run_batch(command: &flags::Command) -> ExitCode {
         Err(BatchError::OutputClosed) => ExitCode::SUCCESS,
         Err(e) => {
             // The engine's messages already name their cause; print the top one only.
-            eprintln!("sudoku-batch: error: {e}");
+            say!("sudoku-batch: error: {e}");
             ExitCode::from(2)
         }
     }
@@ -115,7 +126,7 @@ fn run_generate(args: flags::GenerateArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     let mean = summary.total_clues as f64 / summary.puzzles.max(1) as f64;
     let secs = summary.elapsed.as_secs_f64();
-    eprintln!(
+    say!(
         "sudoku-batch: generated {} puzzles in {secs:.2} s ({:.0} puzzles/s); clues min {} mean {mean:.2} max {}",
         summary.puzzles,
         summary.puzzles as f64 / secs.max(1e-9),
@@ -123,7 +134,7 @@ fn run_generate(args: flags::GenerateArgs) -> anyhow::Result<()> {
         summary.max_clues,
     );
     if summary.missed_target > 0 {
-        eprintln!(
+        say!(
             "sudoku-batch: {} puzzles kept more givens than the clue target after {} grids each",
             summary.missed_target,
             generate::ATTEMPTS
@@ -132,9 +143,17 @@ fn run_generate(args: flags::GenerateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 /// Prints `message` and exits with code 2 (usage or I/O error).
 fn fail(message: impl std::fmt::Display) -> ! {
-    eprintln!("sudoku-batch: {message}");
+    say!("sudoku-batch: {message}");
     exit(2)
 }
 
@@ -159,8 +178,8 @@ fn run_bench(args: flags::BenchArgs) {
             |t| t.into_iter().map(usize::from).collect(),
         ),
     };
-    let report = bench::run(&config, |line| eprintln!("{line}")).unwrap_or_else(|e| {
-        eprintln!("sudoku-batch: {e}");
+    let report = bench::run(&config, |line| say!("{line}")).unwrap_or_else(|e| {
+        say!("sudoku-batch: {e}");
         exit(if matches!(e, bench::BenchError::Wrong { .. }) {
             1
         } else {
@@ -169,10 +188,10 @@ fn run_bench(args: flags::BenchArgs) {
     });
     for f in &report.files {
         for s in f.skipped.iter().take(10) {
-            eprintln!("{}: line {}: skipped: {}", f.file, s.line, s.reason);
+            say!("{}: line {}: skipped: {}", f.file, s.line, s.reason);
         }
         if !f.skipped.is_empty() {
-            eprintln!("{}: {} lines skipped", f.file, f.skipped.len());
+            say!("{}: {} lines skipped", f.file, f.skipped.len());
         }
     }
     let text = if args.json {
@@ -181,16 +200,18 @@ fn run_bench(args: flags::BenchArgs) {
         cli::bench_report::to_markdown(&report)
     };
     let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout
+    match stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
     {
-        fail(format!("writing stdout: {e}"));
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit(0),
+        Err(e) => fail(format!("writing stdout: {e}")),
+        Ok(()) => {}
     }
     if let Some(path) = &args.plot {
         if let Err(e) = cli::bench_report::plot(&report, path) {
             fail(format!("writing plot {}: {e}", path.display()));
         }
-        eprintln!("sudoku-batch: plot written to {}", path.display());
+        say!("sudoku-batch: plot written to {}", path.display());
     }
 }

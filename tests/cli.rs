@@ -599,3 +599,90 @@ fn cr_only_line_ends_lose_no_record() {
         .unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
 }
+
+#[test]
+fn thread_counts_beyond_1024_are_usage_errors() {
+    for j in ["1025", "10000", "99999999999"] {
+        for cmd in [&["solve"][..], &["count"], &["generate", "-n", "1"]] {
+            let out = bin()
+                .args(cmd)
+                .args(["-j", j])
+                .arg(sample())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{cmd:?} -j {j}");
+        }
+    }
+    bin()
+        .args(["bench", "--threads", "1,2000"])
+        .arg(sample())
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn every_subcommand_exits_0_quietly_on_a_closed_output_pipe() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command as Std, Stdio};
+    let runs: [&[&str]; 3] = [
+        &["generate", "-n", "2000000", "--seed", "3"],
+        &["solve", "-j", "2"],
+        &["count", "-j", "2"],
+    ];
+    let big = std::env::temp_dir().join(format!("sudoku-batch-pipe-{}.txt", std::process::id()));
+    let puzzles = sample_puzzles();
+    std::fs::write(
+        &big,
+        (0..200_000)
+            .map(|i| puzzles[i % 20].clone() + "\n")
+            .collect::<String>(),
+    )
+    .unwrap();
+    for args in runs {
+        let mut cmd = Std::new(env!("CARGO_BIN_EXE_sudoku-batch"));
+        cmd.args(args);
+        if args[0] != "generate" {
+            cmd.arg(&big);
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        drop(out); // like `| head -1`
+        let done = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+    std::fs::remove_file(&big).unwrap();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_stdout_and_stderr_give_exit_2_never_a_panic() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let runs: [&[&str]; 4] = [
+        &["solve"],
+        &["generate", "-n", "100"],
+        &["bench", "--min-time", "0.01", "--warmup", "0"],
+        &["solve", "/nonexistent/input.txt"],
+    ];
+    for args in runs {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku-batch"));
+        cmd.args(args);
+        if args.len() == 1 || args[0] == "bench" {
+            cmd.arg(sample());
+        }
+        let status = cmd.stdout(full()).stderr(full()).status().unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}");
+    }
+}

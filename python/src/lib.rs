@@ -461,7 +461,8 @@ fn to_python_error(e: BatchError) -> PyErr {
         },
         BatchError::Format { .. }
         | BatchError::BadShard { .. }
-        | BatchError::ShardNeedsFile { .. } => PyValueError::new_err(text),
+        | BatchError::ShardNeedsFile { .. }
+        | BatchError::TooManyThreads(_) => PyValueError::new_err(text),
         BatchError::Stopped => PyKeyboardInterrupt::new_err(text),
         BatchError::OutputClosed | BatchError::Pool(_) => PyOSError::new_err(text),
     }

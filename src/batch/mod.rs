@@ -154,9 +154,15 @@ pub enum BatchError {
     Pool(#[from] rayon::ThreadPoolBuildError),
     #[error("{name}: --shard needs a regular file as input (it cannot be streamed)")]
     ShardNeedsFile { name: String },
+    #[error("{0} threads asked for; at most {MAX_THREADS}")]
+    TooManyThreads(usize),
     #[error("invalid shard {index}/{count}: expected 1 <= K <= N")]
     BadShard { index: u64, count: u64 },
 }
+
+/// The most worker threads a run may ask for: far more than any machine's cores, and few enough
+/// that a typo (`-j 10000`) cannot start thousands of threads.
+pub const MAX_THREADS: usize = 1024;
 
 /// Total bytes of block buffers the slots may hold: keeps the heap flat whatever the thread count.
 const SLOT_BUDGET: usize = 24 << 20;
@@ -173,6 +179,7 @@ pub fn run(
     let started = Instant::now();
     let threads = match config.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n if n > MAX_THREADS => return Err(BatchError::TooManyThreads(n)),
         n => n,
     };
     let slots = 2 * threads + 2;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use sudoku_batch::batch::{Config, Input, Output, Shard};
+use sudoku_batch::batch::{Config, Input, Output, Shard, MAX_THREADS};
 use sudoku_batch::formats::{FormatChoice, Task};
 
 #[derive(Debug, Parser)]
@@ -63,9 +63,10 @@ pub struct Common {
     /// Output file (default: stdout); written under a temporary name, renamed into place on success.
     #[arg(short, long, value_name = "OUTPUT")]
     pub output: Option<PathBuf>,
-    /// Worker threads (0: one per core).
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
-    pub threads: usize,
+    /// Worker threads, 0 to 1024 (0: one per core).
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u16).range(0..=MAX_THREADS as i64))]
+    pub threads: u16,
     /// Input format (auto: detected from the first record).
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     pub format: FormatArg,
@@ -158,7 +159,7 @@ impl Command {
                 FormatArg::Csv => FormatChoice::Csv,
             },
             column: common.column.clone(),
-            threads: common.threads,
+            threads: usize::from(common.threads),
             max_messages: if common.quiet { 0 } else { common.max_messages },
             shard: common.shard,
         };
@@ -192,8 +193,8 @@ pub struct GenerateArgs {
     /// cannot reach it, the puzzle with the fewest givens is kept and the shortfall reported.
     #[arg(long, value_parser = clap::value_parser!(u8).range(17..=80))]
     pub clues: Option<u8>,
-    /// Worker threads (default: all cores). Does not change the output.
-    #[arg(short = 'j', long, value_parser = clap::value_parser!(u16).range(1..))]
+    /// Worker threads, 1 to 1024 (default: all cores). Does not change the output.
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
     pub threads: Option<u16>,
     /// Output file (written to a temporary name, renamed when complete); stdout if absent.
     #[arg(short = 'o', long)]
@@ -211,7 +212,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1.0)]
     pub min_time: f64,
     /// Thread counts, e.g. `1,2,4` (default: 1, 2, 4, ... up to the cores, and the core count).
-    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
     pub threads: Option<Vec<u16>>,
     /// Print the results as JSON instead of Markdown tables.
     #[arg(long)]
