@@ -686,3 +686,60 @@ fn a_full_stdout_and_stderr_give_exit_2_never_a_panic() {
         assert_eq!(status.code(), Some(2), "{args:?}");
     }
 }
+
+#[test]
+fn an_output_directory_is_refused_before_any_work() {
+    use std::process::{Command as Std, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    // stdin stays open: a run that read its input before checking the output would hang here.
+    let mut child = Std::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+        .args(["solve", "-", "-o"])
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "waited for input before checking the output"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the output is a directory"));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_wrong_solution_is_not_called_a_clash_of_givens() {
+    let puzzles = sample_puzzles();
+    let solved = bin()
+        .args(["solve", "-q"])
+        .arg(sample())
+        .output()
+        .unwrap()
+        .stdout;
+    let solution = String::from_utf8(solved)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let mut wrong = solution.into_bytes();
+    wrong.swap(0, 1);
+    let line = format!("{} {}\n", puzzles[0], String::from_utf8(wrong).unwrap());
+    let out = bin()
+        .args(["check", "-q"])
+        .write_stdin(line)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("wrong: solution is not valid: digit "),
+        "{text}"
+    );
+    assert!(!text.contains("givens"), "{text}");
+}

@@ -185,8 +185,9 @@ pub fn run(
     let slots = 2 * threads + 2;
     let block_size = (SLOT_BUDGET / 2 / slots).clamp(MIN_BLOCK, MAX_BLOCK);
     let (mut reader, name) = open_input(input, block_size)?;
-    let (opened, shard) = open_records(&mut reader, &name, config)?;
+    // The output is checked before the input is read: a bad `-o` fails at once.
     let (mut sink, out_name) = open_output(output)?;
+    let (opened, shard) = open_records(&mut reader, &name, config)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("sudoku-batch-{i}"))

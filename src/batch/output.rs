@@ -22,7 +22,15 @@ pub enum Sink<'a> {
 impl<'a> Sink<'a> {
     /// Creates the temporary file beside `dest`, or opens `dest` itself if it is special.
     pub fn file(dest: PathBuf) -> io::Result<Sink<'a>> {
-        if std::fs::metadata(&dest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let meta = std::fs::metadata(&dest);
+        // Checked before any work: the final rename would fail only after the whole input.
+        if meta.as_ref().is_ok_and(|m| m.is_dir()) {
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "the output is a directory",
+            ));
+        }
+        if meta.is_ok_and(|m| !m.is_file()) {
             return Ok(Sink::Special(
                 std::fs::OpenOptions::new().write(true).open(&dest)?,
             ));

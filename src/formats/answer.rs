@@ -52,7 +52,7 @@ pub enum Wrong {
     Unreadable(ParseError),
     #[error("solution is incomplete ({0} blank cells)")]
     Incomplete(usize),
-    #[error("solution is not valid: givens clash: {}", ShowClash(.0))]
+    #[error("solution is not valid: {}", ShowClash(.0))]
     NotValid(Clash),
     #[error("solution changes the given {digit} at row {row}, column {column}")]
     ChangesGiven {
