@@ -27,6 +27,7 @@ use cli::console::{self, Console};
 
 fn main() -> ExitCode {
     let cli = flags::Cli::parse();
+    cli::signals::install();
     match cli.command {
         flags::Command::Generate(args) => match run_generate(args) {
             Ok(()) => ExitCode::SUCCESS,

@@ -209,8 +209,8 @@ pub fn run(
     }
     read.map_err(|source| BatchError::Read { name, source })?;
     match &sink {
-        Sink::File { dest, .. } => {
-            let path = dest.clone();
+        Sink::File(file) => {
+            let path = file.dest().to_path_buf();
             sink.finish()
                 .map_err(|source| BatchError::Finish { path, source })?
         }

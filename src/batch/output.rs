@@ -1,72 +1,132 @@
 //! Where the answers go: a caller's writer, or a file written atomically.
 //!
-//! A file is written under a temporary name beside its destination and renamed into place by
-//! [`Sink::finish`]; dropping an unfinished sink removes the temporary file, so a failed run never
-//! leaves a partial output under the final name. A destination that exists and is not a regular
-//! file (`/dev/null`, a FIFO, a terminal) is written directly: renaming over it would replace the
-//! device or pipe with a plain file.
+//! A file output never appears under its final name until it is complete, and nothing is left
+//! beside it by a failed or killed run:
+//!
+//! - On Linux the answers go to an unnamed file (`O_TMPFILE`) in the destination's directory. It
+//!   has no name until [`Sink::finish`] syncs it (`fsync`), links it under a short temporary name
+//!   and renames that over the destination; a run that dies before (even by SIGKILL) leaves
+//!   nothing behind. Elsewhere, or on file systems without unnamed files, a named temporary file
+//!   is used instead; it is removed when the sink is dropped, and on SIGINT/SIGTERM/SIGHUP by the
+//!   front end's handler through [`remove_temporary_files`].
+//! - A new file gets mode 0666 minus the umask; a replaced file keeps its mode, without the
+//!   setuid and setgid bits.
+//! - A destination that is a symbolic link is written through: its target is replaced
+//!   (atomically, in the target's directory) and the link stays a link.
+//! - A destination that exists and is not a regular file (`/dev/null`, a FIFO, a terminal) is
+//!   written directly: renaming over it would replace the device or pipe with a plain file.
+//! - A destination that is a directory is refused at once, before any input is read.
 
+use std::fs::File;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// An output being written.
 pub enum Sink<'a> {
     Writer(Box<dyn Write + Send + 'a>),
-    File {
-        temp: tempfile::NamedTempFile,
-        dest: PathBuf,
-    },
-    Special(std::fs::File),
+    File(AtomicFile),
+    Special(File),
+}
+
+/// A file written where nobody sees it, then moved into place whole.
+pub struct AtomicFile {
+    file: File,
+    /// The file that the output replaces or creates (a symbolic link's target).
+    dest: PathBuf,
+    /// Where the temporary name is made.
+    dir: PathBuf,
+    /// The named temporary file, when no unnamed one could be made.
+    named: Option<Registered>,
+    /// The mode to give the output: the replaced file's, or 0666 minus the umask.
+    mode: Option<u32>,
 }
 
 impl<'a> Sink<'a> {
-    /// Creates the temporary file beside `dest`, or opens `dest` itself if it is special.
+    /// Prepares an atomic output at `dest`, or opens `dest` itself if it is special.
     pub fn file(dest: PathBuf) -> io::Result<Sink<'a>> {
+        let dest = resolve_links(&dest)?;
         let meta = std::fs::metadata(&dest);
-        // Checked before any work: the final rename would fail only after the whole input.
         if meta.as_ref().is_ok_and(|m| m.is_dir()) {
             return Err(io::Error::new(
                 io::ErrorKind::IsADirectory,
                 "the output is a directory",
             ));
         }
-        if meta.is_ok_and(|m| !m.is_file()) {
+        if meta.as_ref().is_ok_and(|m| !m.is_file()) {
             return Ok(Sink::Special(
                 std::fs::OpenOptions::new().write(true).open(&dest)?,
             ));
         }
+        let old_mode = meta.ok().map(|m| mode_of(&m) & !0o6000);
         let dir = match dest.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let name = dest
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        if let Some(file) = unnamed_file(&dir) {
+            return Ok(Sink::File(AtomicFile {
+                file,
+                dest,
+                dir,
+                named: None,
+                // The kernel applied the umask to 0666 already.
+                mode: old_mode,
+            }));
+        }
         let temp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
+            .prefix(".sudoku-batch.")
             .suffix(".tmp")
-            .tempfile_in(dir)?;
-        Ok(Sink::File { temp, dest })
+            .tempfile_in(&dir)?;
+        let (file, path) = temp.into_parts();
+        Ok(Sink::File(AtomicFile {
+            file,
+            dest,
+            dir,
+            named: Some(Registered::new(path.keep().map_err(|e| e.error)?)),
+            mode: Some(old_mode.unwrap_or_else(new_file_mode)),
+        }))
     }
 
-    /// Flushes, and renames a temporary file into place (readable like a normal new file).
+    /// Flushes, and moves a file output into place.
     pub fn finish(self) -> io::Result<()> {
         match self {
             Sink::Writer(mut w) => w.flush(),
             Sink::Special(mut file) => file.flush(),
-            Sink::File { temp, dest } => {
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    let mode = std::fs::metadata(&dest).map_or(0o644, |m| m.permissions().mode());
-                    temp.as_file()
-                        .set_permissions(std::fs::Permissions::from_mode(mode))?;
-                }
-                temp.persist(&dest).map_err(|e| e.error)?;
-                Ok(())
+            Sink::File(f) => f.finish(),
+        }
+    }
+}
+
+impl AtomicFile {
+    /// The file the output will replace or create (a symbolic link's target).
+    pub fn dest(&self) -> &Path {
+        &self.dest
+    }
+
+    fn finish(mut self) -> io::Result<()> {
+        self.file.flush()?;
+        if let Some(mode) = self.mode {
+            set_mode(&self.file, mode)?;
+        }
+        // On disk before it has a name: a crash right after a "successful" run cannot leave an
+        // empty or partial file under the final name.
+        self.file.sync_all()?;
+        match self.named.take() {
+            Some(named) => {
+                std::fs::rename(named.path(), &self.dest)?;
+                named.forget();
+            }
+            None => {
+                let temp = Registered::new(temporary_name(&self.dir));
+                link_unnamed(&self.file, temp.path())?;
+                std::fs::rename(temp.path(), &self.dest)?;
+                temp.forget();
             }
         }
+        // The rename itself on disk too.
+        if let Ok(dir) = File::open(&self.dir) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
     }
 }
 
@@ -74,7 +134,7 @@ impl Write for Sink<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Sink::Writer(w) => w.write(buf),
-            Sink::File { temp, .. } => temp.as_file_mut().write(buf),
+            Sink::File(f) => f.file.write(buf),
             Sink::Special(file) => file.write(buf),
         }
     }
@@ -82,7 +142,7 @@ impl Write for Sink<'_> {
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match self {
             Sink::Writer(w) => w.write_all(buf),
-            Sink::File { temp, .. } => temp.as_file_mut().write_all(buf),
+            Sink::File(f) => f.file.write_all(buf),
             Sink::Special(file) => file.write_all(buf),
         }
     }
@@ -90,8 +150,231 @@ impl Write for Sink<'_> {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Sink::Writer(w) => w.flush(),
-            Sink::File { temp, .. } => temp.as_file_mut().flush(),
+            Sink::File(f) => f.file.flush(),
             Sink::Special(file) => file.flush(),
         }
+    }
+}
+
+/// Follows symbolic links (at most 40, as the kernel does) to the path that will be replaced.
+fn resolve_links(path: &Path) -> io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// A short temporary name in `dir` (whatever the length of the destination's name).
+fn temporary_name(dir: &Path) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!(".sudoku-batch.{}.{n}.tmp", std::process::id()))
+}
+
+#[cfg(target_os = "linux")]
+fn unnamed_file(dir: &Path) -> Option<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .mode(0o666)
+        .custom_flags(libc::O_TMPFILE)
+        .open(dir)
+        .ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unnamed_file(_dir: &Path) -> Option<File> {
+    None
+}
+
+/// Gives the unnamed file `file` the name `to`.
+#[cfg(target_os = "linux")]
+fn link_unnamed(file: &File, to: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::io::AsRawFd;
+    let to = CString::new(to.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    let proc_path =
+        CString::new(format!("/proc/self/fd/{}", file.as_raw_fd())).expect("no NUL in a number");
+    // SAFETY: both paths are NUL-terminated strings that live across the calls.
+    let linked = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            proc_path.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if linked == 0 {
+        return Ok(());
+    }
+    // Without /proc: AT_EMPTY_PATH on the descriptor itself (needs CAP_DAC_READ_SEARCH).
+    let empty = CString::default();
+    // SAFETY: as above; the descriptor is open for the call.
+    let linked = unsafe {
+        libc::linkat(
+            file.as_raw_fd(),
+            empty.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_EMPTY_PATH,
+        )
+    };
+    if linked == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn link_unnamed(_file: &File, _to: &Path) -> io::Result<()> {
+    unreachable!("unnamed files are made on Linux only")
+}
+
+#[cfg(unix)]
+fn mode_of(meta: &std::fs::Metadata) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o7777
+}
+
+#[cfg(not(unix))]
+fn mode_of(_meta: &std::fs::Metadata) -> u32 {
+    0o666
+}
+
+#[cfg(unix)]
+fn set_mode(file: &File, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_file: &File, _mode: u32) -> io::Result<()> {
+    Ok(())
+}
+
+/// 0666 minus the process's umask (what `creat` would give a new file).
+#[cfg(unix)]
+#[allow(clippy::useless_conversion)] // mode_t is u16 on some systems
+fn new_file_mode() -> u32 {
+    // SAFETY: umask only swaps the process's mask; it is put back at once.
+    let mask = unsafe {
+        let mask = libc::umask(0o022);
+        libc::umask(mask);
+        mask
+    };
+    0o666 & !u32::from(mask)
+}
+
+#[cfg(not(unix))]
+fn new_file_mode() -> u32 {
+    0o666
+}
+
+/// Named temporary files, for [`remove_temporary_files`]: a fixed table of leaked C strings, so
+/// that a signal handler can read it without locks or allocation.
+#[cfg(unix)]
+mod registry {
+    use std::ffi::{c_char, CString};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicPtr, Ordering};
+
+    const SLOTS: usize = 16;
+    static PATHS: [AtomicPtr<c_char>; SLOTS] =
+        [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS];
+
+    /// Records `path`; returns its slot (`None` if the table is full: the file is then only
+    /// removed on drop).
+    pub fn add(path: &Path) -> Option<usize> {
+        let c = CString::new(path.as_os_str().as_bytes()).ok()?.into_raw();
+        for (i, slot) in PATHS.iter().enumerate() {
+            let free =
+                slot.compare_exchange(std::ptr::null_mut(), c, Ordering::SeqCst, Ordering::SeqCst);
+            if free.is_ok() {
+                return Some(i);
+            }
+        }
+        // SAFETY: `c` came from `into_raw` just above and was not shared.
+        drop(unsafe { CString::from_raw(c) });
+        None
+    }
+
+    /// Forgets slot `i`. The string is leaked: a handler running now may still read it.
+    pub fn remove(i: usize) {
+        PATHS[i].store(std::ptr::null_mut(), Ordering::SeqCst);
+    }
+
+    /// Unlinks every recorded path. Async-signal-safe: atomic loads and `unlink` only.
+    pub fn unlink_all() {
+        for slot in &PATHS {
+            let p = slot.load(Ordering::SeqCst);
+            if !p.is_null() {
+                // SAFETY: `p` is a leaked, NUL-terminated string that is never freed.
+                unsafe { libc::unlink(p) };
+            }
+        }
+    }
+}
+
+/// Removes the named temporary files of the outputs being written. Async-signal-safe: a front
+/// end calls it from its SIGINT/SIGTERM/SIGHUP handler before exiting (unnamed files need nothing:
+/// they vanish with the process).
+pub fn remove_temporary_files() {
+    #[cfg(unix)]
+    registry::unlink_all();
+}
+
+/// A temporary path, recorded for the signal handler and removed on drop.
+struct Registered {
+    path: PathBuf,
+    #[cfg(unix)]
+    slot: Option<usize>,
+}
+
+impl Registered {
+    fn new(path: PathBuf) -> Registered {
+        Registered {
+            #[cfg(unix)]
+            slot: registry::add(&path),
+            path,
+        }
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The path now holds the finished output: keep it.
+    fn forget(mut self) {
+        self.unregister();
+        std::mem::forget(self);
+    }
+
+    fn unregister(&mut self) {
+        #[cfg(unix)]
+        if let Some(i) = self.slot.take() {
+            registry::remove(i);
+        }
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.unregister();
+        let _ = std::fs::remove_file(&self.path);
     }
 }

@@ -79,7 +79,19 @@ pub fn to_markdown(report: &Report) -> String {
 
 /// Writes an SVG plot of puzzles/s (log scale) against threads (evenly spaced in the order
 /// measured), one line per file and mode, with its ideal linear scaling dashed.
+///
+/// The SVG is drawn in memory and written through the engine's atomic output, so a full disk
+/// or an interrupted run never leaves a truncated plot in place of the old one.
 pub fn plot(report: &Report, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let mut svg = String::new();
+    draw(report, &mut svg)?;
+    let mut out = sudoku_batch::batch::output::Sink::file(path.to_path_buf())?;
+    std::io::Write::write_all(&mut out, svg.as_bytes())?;
+    out.finish()?;
+    Ok(())
+}
+
+fn draw(report: &Report, svg: &mut String) -> Result<(), Box<dyn std::error::Error>> {
     use plotters::prelude::*;
     let threads = &report.threads;
     // Ideal linear scaling from each series' 1-thread rate, drawn dashed.
@@ -102,7 +114,7 @@ pub fn plot(report: &Report, path: &Path) -> Result<(), Box<dyn std::error::Erro
     } else {
         (1.0, 10.0)
     };
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (900, 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let last = threads.len().saturating_sub(1) as f64;
     let mut chart = ChartBuilder::on(&root)

@@ -1,0 +1,38 @@
+//! SIGINT, SIGTERM and SIGHUP end a run with the exit code shells expect (128 + the signal) and
+//! no output left behind; SIGBUS, which a mapped input that shrinks under the run raises, ends it
+//! with a message and exit 2 instead of a signal death.
+//!
+//! Unnamed output files (Linux) vanish with the process by themselves; the handler removes the
+//! named temporary files of other systems through the engine's async-signal-safe
+//! `remove_temporary_files`.
+
+#[cfg(unix)]
+pub fn install() {
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGBUS] {
+        // SAFETY: `on_signal` only calls async-signal-safe functions (unlink, write, _exit).
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+#[cfg(not(unix))]
+pub fn install() {}
+
+#[cfg(unix)]
+extern "C" fn on_signal(signal: libc::c_int) {
+    sudoku_batch::batch::output::remove_temporary_files();
+    let code = if signal == libc::SIGBUS {
+        const MESSAGE: &[u8] = b"sudoku-batch: error: the input file changed (shrank?) while it was read; no output was written\n";
+        // SAFETY: write(2) on stderr with a static buffer is async-signal-safe.
+        unsafe { libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len()) };
+        2
+    } else {
+        128 + signal
+    };
+    // SAFETY: _exit is async-signal-safe; nothing else runs after it.
+    unsafe { libc::_exit(code) };
+}

@@ -1,0 +1,196 @@
+//! Nothing lost or left behind: signals mid-run, an input that shrinks under the map, output
+//! modes, symbolic links and long names. Each test drives the real binary.
+#![cfg(unix)]
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt")
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_signal_mid_run_leaves_no_file_and_exits_128_plus_n() {
+    let puzzles = std::fs::read(sample()).unwrap();
+    for (signal, code) in [
+        (libc::SIGINT, Some(130)),
+        (libc::SIGTERM, Some(143)),
+        (libc::SIGHUP, Some(129)),
+        (libc::SIGKILL, None),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.txt");
+        // Input from a pipe that stays open: the run is certainly under way when the signal comes.
+        let mut child = bin()
+            .args(["solve", "-q", "-j", "2", "-", "-o"])
+            .arg(&out)
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        for _ in 0..2000 {
+            stdin.write_all(&puzzles).unwrap();
+        }
+        stdin.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        // SAFETY: kill(2) on our own child's pid.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+        let status = child.wait().unwrap();
+        drop(stdin);
+        assert_eq!(status.code(), code, "signal {signal}");
+        assert_eq!(
+            entries(dir.path()),
+            Vec::<String>::new(),
+            "signal {signal}: files left"
+        );
+    }
+}
+
+#[test]
+fn an_input_that_shrinks_under_the_run_is_an_error_not_a_crash() {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.txt");
+    let puzzles = std::fs::read(sample()).unwrap();
+    std::fs::write(&input, puzzles.repeat(20_000)).unwrap(); // 37 MB
+    let fifo = dir.path().join("out.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // Hold the output's read end without reading: the run stalls with most input unread.
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let child = bin()
+        .args(["solve", "-q", "-j", "1"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&fifo)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    std::fs::File::create(&input).unwrap(); // truncate it to nothing
+    let drain = std::thread::spawn(move || {
+        use std::io::Read;
+        let mut reader = reader;
+        let mut buf = vec![0; 1 << 16];
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
+            match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    drain.join().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("changed"), "{stderr}");
+}
+
+#[test]
+fn new_files_follow_the_umask_and_replaced_files_keep_their_mode_without_setuid() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("new.txt");
+    // `sh -c 'umask 027; ...'`: the umask of the child only.
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "umask 027 && exec {} solve -q {} -o {}",
+            env!("CARGO_BIN_EXE_sudoku-batch"),
+            sample().display(),
+            new.display()
+        ))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode(&new), 0o640);
+    let old = dir.path().join("old.txt");
+    std::fs::write(&old, "old").unwrap();
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o4751)).unwrap();
+    let status = bin()
+        .args(["solve", "-q"])
+        .arg(sample())
+        .arg("-o")
+        .arg(&old)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(
+        mode(&old),
+        0o751,
+        "the mode is kept, the setuid bit dropped"
+    );
+    assert_eq!(std::fs::read_to_string(&old).unwrap().lines().count(), 20);
+}
+
+#[test]
+fn a_symlinked_output_is_written_through_to_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target.txt");
+    std::fs::write(&target, "old").unwrap();
+    let link = dir.path().join("link.txt");
+    std::os::unix::fs::symlink("target.txt", &link).unwrap();
+    let status = bin()
+        .args(["solve", "-q"])
+        .arg(sample())
+        .arg("-o")
+        .arg(&link)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap().lines().count(),
+        20
+    );
+    assert_eq!(entries(dir.path()), ["link.txt", "target.txt"]);
+}
+
+#[test]
+fn a_long_output_name_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join(format!("{}.txt", "n".repeat(250)));
+    let status = bin()
+        .args(["solve", "-q"])
+        .arg(sample())
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 20);
+}
