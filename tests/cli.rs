@@ -743,3 +743,51 @@ fn a_wrong_solution_is_not_called_a_clash_of_givens() {
     );
     assert!(!text.contains("givens"), "{text}");
 }
+
+#[test]
+fn a_record_from_a_paused_pipe_is_answered_at_once() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command as Std, Stdio};
+    // A program that writes one puzzle and waits for its answer, three times over.
+    let puzzle = &sample_puzzles()[0];
+    for format in ["line", "auto", "csv"] {
+        let mut child = Std::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+            .args(["solve", "-q", "--format", format, "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let _ = tx.send(line.unwrap());
+            }
+        });
+        if format == "csv" {
+            stdin.write_all(b"id,puzzle\n").unwrap();
+            stdin.flush().unwrap();
+            let header = rx.recv_timeout(std::time::Duration::from_secs(10));
+            assert_eq!(header.as_deref(), Ok("id,puzzle,solution,status"));
+        }
+        for i in 0..3 {
+            let record = if format == "csv" {
+                format!("{i},{puzzle}\n")
+            } else {
+                format!("{puzzle}\n")
+            };
+            stdin.write_all(record.as_bytes()).unwrap();
+            stdin.flush().unwrap();
+            let answer = rx
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .unwrap_or_else(|_| panic!("{format}: no answer while the input stays open"));
+            assert!(
+                answer.contains(&"5".repeat(0)) && answer.len() >= 81,
+                "{answer}"
+            );
+        }
+        drop(stdin);
+        assert_eq!(child.wait().unwrap().code(), Some(0));
+    }
+}

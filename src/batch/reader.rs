@@ -92,6 +92,9 @@ enum Kind<'a> {
         /// Bytes read but not yet handed out (the tail after the last boundary, or peeked bytes).
         carry: Vec<u8>,
         eof: bool,
+        /// The last read came back short: whoever writes the pipe has paused, so the records
+        /// that have come are answered now rather than when a block is full.
+        idle: bool,
     },
 }
 
@@ -138,6 +141,7 @@ impl<'a> Reader<'a> {
                 inner,
                 carry: Vec::new(),
                 eof: false,
+                idle: false,
             },
             block_size,
         }
@@ -183,9 +187,19 @@ impl<'a> Reader<'a> {
     pub fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
         match &mut self.kind {
             Kind::Mapped { map, pos, end } => Ok(&map[*pos..(*pos + n).min(*end)]),
-            Kind::Stream { inner, carry, eof } => {
-                while carry.len() < n && !*eof {
-                    *eof = fill(inner.as_mut(), carry, n - carry.len())?;
+            Kind::Stream {
+                inner,
+                carry,
+                eof,
+                idle,
+            } => {
+                // A paused pipe with a whole line already is sample enough: an interactive
+                // writer gets its first answer without sending 64 KiB first.
+                while carry.len() < n
+                    && !*eof
+                    && !(*idle && memchr::memchr2(b'\n', b'\r', carry).is_some())
+                {
+                    (*eof, *idle) = fill(inner.as_mut(), carry, n - carry.len())?;
                 }
                 Ok(&carry[..n.min(carry.len())])
             }
@@ -228,15 +242,28 @@ impl<'a> Reader<'a> {
                     range: start..end,
                 }))
             }
-            Kind::Stream { inner, carry, eof } => {
+            Kind::Stream {
+                inner,
+                carry,
+                eof,
+                idle,
+            } => {
                 let mut block = std::mem::take(buf);
                 block.clear();
                 block.append(carry);
                 let mut want = block_size;
                 loop {
                     while block.len() < want && !*eof {
+                        if *idle {
+                            if let Some(cut) = format.last_boundary(&block) {
+                                *idle = false;
+                                carry.extend_from_slice(&block[cut..]);
+                                block.truncate(cut);
+                                return Ok(Some(Chunk::Owned(block)));
+                            }
+                        }
                         let missing = want - block.len();
-                        *eof = fill(inner.as_mut(), &mut block, missing)?;
+                        (*eof, *idle) = fill(inner.as_mut(), &mut block, missing)?;
                     }
                     if *eof {
                         return Ok((!block.is_empty()).then_some(Chunk::Owned(block)));
@@ -262,10 +289,12 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Appends one read of up to `want` bytes (at most a read piece) to `buf`; true at end of input.
-fn fill(inner: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+/// Appends one read of up to `want` bytes (at most a read piece) to `buf`. Returns whether the
+/// input ended, and whether the read came back short (the input has nothing more for now).
+fn fill(inner: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<(bool, bool)> {
     let len = buf.len();
-    buf.resize(len + want.clamp(1, READ_PIECE), 0);
+    let asked = want.clamp(1, READ_PIECE);
+    buf.resize(len + asked, 0);
     let result = loop {
         match inner.read(&mut buf[len..]) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -274,7 +303,7 @@ fn fill(inner: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool
     };
     let n = *result.as_ref().unwrap_or(&0);
     buf.truncate(len + n);
-    result.map(|n| n == 0)
+    result.map(|n| (n == 0, n < asked))
 }
 
 #[cfg(test)]
