@@ -122,8 +122,9 @@ impl Iterator for RowScan<'_> {
                         self.state = State::Unquoted;
                     }
                 }
+                // csv-core ends a comment at a line feed only (a CR inside it is part of it).
                 State::Comment => {
-                    let Some(i) = memchr::memchr2(b'\n', b'\r', &buf[self.pos..]) else {
+                    let Some(i) = memchr::memchr(b'\n', &buf[self.pos..]) else {
                         self.pos = buf.len();
                         return None;
                     };
@@ -418,6 +419,11 @@ mod tests {
         assert_eq!(last_boundary(b"1,a\"b\n2,\"x\ny\"\n3"), Some(14));
         // A doubled quote stays inside; a lone CR ends a row but is no cut point.
         assert_eq!(last_boundary(b"1,\"a\"\"\nb\"\r2,c\n3"), Some(14));
+        assert_eq!(
+            last_boundary(b"a\r# \"\r\"b\nc\n"),
+            Some(11),
+            "a comment ends at LF only"
+        );
         assert_eq!(first_row_end(b"# c\"\n\nid,puzzle\n1"), Some(16));
     }
 

@@ -67,7 +67,7 @@ impl Format {
                     if line >= data.len() {
                         return data.len();
                     }
-                    let crlf = data[line - 1] == b'\n' && data[line - 2] == b'\r';
+                    let crlf = line >= 2 && data[line - 1] == b'\n' && data[line - 2] == b'\r';
                     let terminator = line - 1 - usize::from(crlf);
                     let previous =
                         block::line_end_before(data, terminator).map_or(first, |s| s.max(first));
