@@ -40,6 +40,10 @@ pub enum Invalid {
     /// Grid format: a run of lines that is not nine rows long.
     #[error("a grid needs 9 rows, this one has {0}")]
     GridRows(usize),
+    /// CSV: a quote opened a field and was never closed; the field was closed at the end of its
+    /// line so that the rows after it are still read.
+    #[error("unterminated quote (the field was closed at the end of its line)")]
+    UnterminatedQuote,
     /// A record handed over as a value that is not text (from Python: `None`, a number).
     #[error("not a puzzle string (str or bytes)")]
     NotText,

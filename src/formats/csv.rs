@@ -35,6 +35,8 @@ pub struct RowScan<'a> {
     buf: &'a [u8],
     pos: usize,
     state: State,
+    /// Where the last quoted field opened.
+    quote: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -62,8 +64,22 @@ impl<'a> RowScan<'a> {
             buf,
             pos: 0,
             state: State::RecordStart,
+            quote: 0,
         }
     }
+
+    /// Once the scan is over: the offset of a quote that opened a field and was never closed.
+    pub fn open_quote(&self) -> Option<usize> {
+        (self.state == State::Quoted).then_some(self.quote)
+    }
+}
+
+/// The offset of a quote in `buf` that opens a field and is never closed, if any.
+fn open_quote(buf: &[u8]) -> Option<usize> {
+    memchr::memchr(b'"', buf)?;
+    let mut scan = RowScan::new(buf);
+    scan.by_ref().for_each(drop);
+    scan.open_quote()
 }
 
 impl Iterator for RowScan<'_> {
@@ -88,6 +104,7 @@ impl Iterator for RowScan<'_> {
                 },
                 State::FieldStart => match b {
                     b'"' => {
+                        self.quote = self.pos;
                         self.pos += 1;
                         self.state = State::Quoted;
                     }
@@ -242,7 +259,42 @@ impl Layout {
     }
 
     /// Parses and answers every row of `block`.
+    ///
+    /// A quote that is never closed would swallow every row after it into one field. A block
+    /// can end inside quotes only at the end of the input, so such a quote is closed at the end
+    /// of its physical line instead: that row is `invalid: unterminated quote ...` and the rows
+    /// after it are read as rows. No row is lost.
     pub fn process(&self, block: &[u8], task: Task, out: &mut BlockOut) {
+        let (mut start, mut lines_before) = (0, 0);
+        loop {
+            let rest = &block[start..];
+            let Some(quote) = open_quote(rest) else {
+                return self.process_rows(rest, lines_before, false, task, out);
+            };
+            let end = super::block::line_end(rest, quote);
+            let body = rest[..end].trim_ascii_end();
+            let mut closed = Vec::with_capacity(end + 2);
+            closed.extend_from_slice(body);
+            closed.extend_from_slice(b"\"\n");
+            self.process_rows(&closed, lines_before, true, task, out);
+            lines_before += super::block::count_line_ends(&rest[..end]);
+            start += end;
+            if start >= block.len() {
+                return;
+            }
+        }
+    }
+
+    /// Answers the rows of `block`, whose first line is `lines_before` lines into the block
+    /// being processed. With `last_unterminated`, the last row had a quote closed for it.
+    fn process_rows(
+        &self,
+        block: &[u8],
+        lines_before: u64,
+        last_unterminated: bool,
+        task: Task,
+        out: &mut BlockOut,
+    ) {
         // csv-core straight over the block (mapped or read): no copy into a reader buffer.
         let mut rdr = CoreReader::new();
         let mut input = block;
@@ -257,6 +309,7 @@ impl Layout {
         let mut status = Vec::new();
         while let Some(rec) = rdr.next(&mut input) {
             index += 1;
+            let is_last = input.iter().all(|&b| b == b'\n' || b == b'\r');
             if rec.len() == 1 && rec.get(0).unwrap_or_default().trim_ascii().is_empty() {
                 continue; // a blank line: not a record
             }
@@ -266,8 +319,12 @@ impl Layout {
             }
             let field = rec.get(self.puzzle);
             row.push_field(field.unwrap_or_default());
-            let outcome = self.outcome(field, &rec, task);
-            out.count(&outcome, || rows.line_of(index));
+            let outcome = if last_unterminated && is_last {
+                Outcome::Invalid(Invalid::UnterminatedQuote)
+            } else {
+                self.outcome(field, &rec, task)
+            };
+            out.count(&outcome, || lines_before + rows.line_of(index));
             if !matches!(task, Task::Check { .. }) {
                 value.clear();
                 outcome.write_value(&mut value);
@@ -425,6 +482,26 @@ mod tests {
             "a comment ends at LF only"
         );
         assert_eq!(first_row_end(b"# c\"\n\nid,puzzle\n1"), Some(16));
+    }
+
+    #[test]
+    fn an_unterminated_quote_ends_at_its_line_and_loses_no_row() {
+        let layout =
+            Layout::from_header(b"id,puzzle\n", None, Task::Solve { lexmin: false }).unwrap();
+        let mut out = BlockOut::new(10);
+        // Only the quote at `b` is never closed (any later quote would close it).
+        let block = b"a,\"x\ny\"\nb,\"open\nc,y\r\nd,w\ne,z";
+        layout.process(block, Task::Solve { lexmin: false }, &mut out);
+        let text = String::from_utf8(out.bytes.clone()).unwrap();
+        assert_eq!(out.tally.records, 5, "{text}");
+        assert!(
+            text.contains("b,open,,invalid: unterminated quote"),
+            "{text}"
+        );
+        assert!(text.contains("c,y,,") && text.contains("d,w,,"), "{text}");
+        assert!(text.contains("e,z,,"), "{text}");
+        let lines: Vec<u64> = out.messages.iter().map(|m| m.line).collect();
+        assert_eq!(lines, [1, 3, 4, 5, 6]);
     }
 
     #[test]
