@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::formats::Invalid;
 use crate::grid::Grid;
 use crate::solver;
 
@@ -87,7 +88,8 @@ pub struct Report {
 pub struct FileReport {
     pub file: String,
     pub puzzles: usize,
-    /// Lines that are not puzzles (too short, bad characters), reported and skipped.
+    /// Lines that are not puzzles (too short, bad characters, clashing givens), reported and
+    /// skipped.
     pub skipped: Vec<Skipped>,
     pub modes: Vec<ModeReport>,
 }
@@ -191,6 +193,13 @@ fn load(path: &Path) -> Result<Set, BenchError> {
         skipped: Vec::new(),
     };
     for (line, puzzle) in crate::formats::line::puzzles(&text) {
+        // Clashing givens make an invalid record, as in `solve`: skipped, not timed as unsolvable.
+        let puzzle = puzzle
+            .map_err(Invalid::from)
+            .and_then(|g| match g.first_clash() {
+                Some(clash) => Err(Invalid::Clash(clash)),
+                None => Ok(g),
+            });
         match puzzle {
             Ok(g) => {
                 set.puzzles.push(g);

@@ -138,3 +138,27 @@ fn missing_file_exits_2() {
         .code(2)
         .stderr(predicates::str::contains("/nonexistent/puzzles.txt"));
 }
+
+#[test]
+fn clashing_givens_are_skipped_as_invalid_not_counted_as_unsolvable() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample.txt")).unwrap();
+    let good: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| &l[..81])
+        .collect();
+    let clash = format!("55{}", &good[0][2..]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clash.txt");
+    std::fs::write(&path, format!("{}\n{clash}\n{}\n", good[0], good[1])).unwrap();
+    let report = bench(&[path.to_str().unwrap(), "--threads", "1"]);
+    let f = &report["files"][0];
+    assert_eq!(f["puzzles"], 2);
+    assert_eq!(f["skipped"][0]["line"], 2);
+    assert!(f["skipped"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("givens clash"));
+    assert_eq!(f["modes"][0]["unsolvable"], 0);
+}

@@ -194,3 +194,30 @@ fn a_long_output_name_works() {
     assert!(status.success());
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 20);
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_output_named_through_proc_self_fd_reaches_the_real_stdout() {
+    // Piped: the link names a pipe, written directly.
+    let piped = bin()
+        .args(["solve", "-q"])
+        .arg(sample())
+        .args(["-o", "/proc/self/fd/1"])
+        .output()
+        .unwrap();
+    assert_eq!(piped.status.code(), Some(0));
+    assert_eq!(String::from_utf8(piped.stdout).unwrap().lines().count(), 20);
+    // Redirected to a file: the file the link names gets the answers.
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.txt");
+    let status = bin()
+        .args(["solve", "-q"])
+        .arg(sample())
+        .args(["-o", "/proc/self/fd/1"])
+        .stdout(std::fs::File::create(&real).unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&real).unwrap().lines().count(), 20);
+    assert_eq!(entries(dir.path()), ["real.txt"]);
+}

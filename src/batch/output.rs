@@ -44,7 +44,7 @@ pub struct AtomicFile {
 impl<'a> Sink<'a> {
     /// Prepares an atomic output at `dest`, or opens `dest` itself if it is special.
     pub fn file(dest: PathBuf) -> io::Result<Sink<'a>> {
-        let dest = resolve_links(&dest)?;
+        // Through every link, including the kernel's `/proc/self/fd/N`, which names pipes.
         let meta = std::fs::metadata(&dest);
         if meta.as_ref().is_ok_and(|m| m.is_dir()) {
             return Err(io::Error::new(
@@ -57,6 +57,7 @@ impl<'a> Sink<'a> {
                 std::fs::OpenOptions::new().write(true).open(&dest)?,
             ));
         }
+        let dest = resolve_links(&dest)?;
         let old_mode = meta.ok().map(|m| mode_of(&m) & !0o6000);
         let dir = match dest.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
