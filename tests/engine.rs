@@ -43,41 +43,33 @@ fn config(task: Task, threads: usize) -> Config {
 
 const SOLVE: Task = Task::Solve { lexmin: false };
 
-/// Runs the engine on `input` held in memory; returns the output, the summary and what was seen.
-fn run_in_memory(config: &Config, input: &[u8]) -> (Vec<u8>, Summary, Collect) {
+/// Runs the engine on `input`; returns the output, the summary and what was seen.
+fn run_input(config: &Config, input: Input<'_>) -> (Vec<u8>, Summary, Collect) {
     let mut out = Vec::new();
     let mut seen = Collect::default();
-    let summary = batch::run(
-        config,
-        Input::Reader {
-            name: "memory".into(),
-            reader: Box::new(Cursor::new(input)),
-        },
-        Output::Writer {
-            name: "memory".into(),
-            writer: Box::new(&mut out),
-        },
-        &mut seen,
-    )
-    .expect("the run succeeds");
+    let output = Output::Writer {
+        name: "memory".into(),
+        writer: Box::new(&mut out),
+    };
+    let summary = batch::run(config, input, output, &mut seen).expect("the run succeeds");
     (out, summary, seen)
 }
 
-/// The same, from a file (mapped).
-fn run_on_file(config: &Config, path: &Path) -> (Vec<u8>, Summary, Collect) {
-    let mut out = Vec::new();
-    let mut seen = Collect::default();
-    let summary = batch::run(
+/// The engine on `input` held in memory (streamed).
+fn run_in_memory(config: &Config, input: &[u8]) -> (Vec<u8>, Summary, Collect) {
+    let reader = Box::new(Cursor::new(input));
+    run_input(
         config,
-        Input::Path(path.to_owned()),
-        Output::Writer {
+        Input::Reader {
             name: "memory".into(),
-            writer: Box::new(&mut out),
+            reader,
         },
-        &mut seen,
     )
-    .expect("the run succeeds");
-    (out, summary, seen)
+}
+
+/// The engine on a file (mapped).
+fn run_on_file(config: &Config, path: &Path) -> (Vec<u8>, Summary, Collect) {
+    run_input(config, Input::Path(path.to_owned()))
 }
 
 /// About 5 MB of line records (several blocks at any thread count), with a bad record every

@@ -257,20 +257,23 @@ fn solve_array<'py>(
     let task = Task::Solve { lexmin };
     let out = PyArray2::<u8>::zeros(py, [puzzles.shape()[0], CELLS], false);
     let statuses = with_status.then(|| PyList::empty(py));
-    each_segment(py, &puzzles, threads, task, |start, outcomes| {
-        let mut rw = out.readwrite();
-        let rows = rw.as_slice_mut().expect("a new array is contiguous");
-        for (k, outcome) in outcomes.iter().enumerate() {
-            if let Outcome::Solved(grid) = outcome {
-                let row = &mut rows[(start + k) * CELLS..(start + k + 1) * CELLS];
-                row.copy_from_slice(grid.cells());
+    each_segment(
+        py,
+        &puzzles,
+        threads,
+        task,
+        statuses.as_ref(),
+        |start, outcomes| {
+            let mut rw = out.readwrite();
+            let rows = rw.as_slice_mut().expect("a new array is contiguous");
+            for (k, outcome) in outcomes.iter().enumerate() {
+                if let Outcome::Solved(grid) = outcome {
+                    let row = &mut rows[(start + k) * CELLS..(start + k + 1) * CELLS];
+                    row.copy_from_slice(grid.cells());
+                }
             }
-            if let Some(st) = &statuses {
-                st.append(status(outcome))?;
-            }
-        }
-        Ok(())
-    })?;
+        },
+    )?;
     Ok((out, statuses))
 }
 
@@ -288,31 +291,36 @@ fn count_array<'py>(
     let task = task("count", false, limit, false)?;
     let out = PyArray1::<i32>::zeros(py, [puzzles.shape()[0]], false);
     let statuses = with_status.then(|| PyList::empty(py));
-    each_segment(py, &puzzles, threads, task, |start, outcomes| {
-        let mut rw = out.readwrite();
-        let counts = rw.as_slice_mut().expect("a new array is contiguous");
-        for (k, outcome) in outcomes.iter().enumerate() {
-            counts[start + k] = match *outcome {
-                Outcome::Counted { found, .. } => i32::try_from(found).unwrap_or(i32::MAX),
-                _ => -1,
-            };
-            if let Some(st) = &statuses {
-                st.append(status(outcome))?;
+    each_segment(
+        py,
+        &puzzles,
+        threads,
+        task,
+        statuses.as_ref(),
+        |start, outcomes| {
+            let mut rw = out.readwrite();
+            let counts = rw.as_slice_mut().expect("a new array is contiguous");
+            for (k, outcome) in outcomes.iter().enumerate() {
+                counts[start + k] = match *outcome {
+                    Outcome::Counted { found, .. } => i32::try_from(found).unwrap_or(i32::MAX),
+                    _ => -1,
+                };
             }
-        }
-        Ok(())
-    })?;
+        },
+    )?;
     Ok((out, statuses))
 }
 
 /// Reads an `(N, 81)` array in segments (no copy of the array: each row becomes the solver's
-/// grid), answers each segment with the GIL released, and hands the outcomes to `emit`.
+/// grid), answers each segment with the GIL released, hands the outcomes to `emit` (with the
+/// index of the segment's first row) and appends their statuses when asked.
 fn each_segment<'py>(
     py: Python<'py>,
     puzzles: &PyReadonlyArray2<'py, u8>,
     threads: usize,
     task: Task,
-    mut emit: impl FnMut(usize, &[Outcome]) -> PyResult<()>,
+    statuses: Option<&Bound<'py, PyList>>,
+    mut emit: impl FnMut(usize, &[Outcome]),
 ) -> PyResult<()> {
     let shape = puzzles.shape();
     if shape[1] != CELLS {
@@ -339,7 +347,12 @@ fn each_segment<'py>(
                 }),
         );
         let outcomes = answer_all(py, &pool, task, &items);
-        emit(start, &outcomes)?;
+        emit(start, &outcomes);
+        if let Some(list) = statuses {
+            for outcome in &outcomes {
+                list.append(status(outcome))?;
+            }
+        }
     }
     py.check_signals()
 }

@@ -3,20 +3,23 @@
 //! is the solution to verify. Output: one line per record.
 
 use super::answer::{answer, Outcome, Task};
-use super::block::{count_line_ends, is_skipped, lines, BlockOut};
+use super::block::{is_skipped, lines, BlockOut};
 use crate::grid::{Grid, ParseError, CELLS};
 
 /// Parses and answers every line of `block`.
 pub fn process(block: &[u8], task: Task, out: &mut BlockOut) {
-    for (i, line) in lines(block).enumerate() {
-        let line_no = i as u64 + 1;
+    let mut line_no = 0u64;
+    for line in lines(block) {
+        line_no += 1;
         if !is_skipped(line) {
             let outcome = record(line, task);
             out.count(&outcome, || line_no);
             outcome.write_line(&mut out.bytes);
         }
     }
-    out.lines = count_line_ends(block);
+    // Line ends, counted on the way: every line has one but a last line without.
+    let unterminated = block.last().is_some_and(|&b| b != b'\n' && b != b'\r');
+    out.lines = line_no - u64::from(unterminated);
 }
 
 /// True for a byte that ends the puzzle field.
