@@ -4,6 +4,7 @@
 //! - [`solver`]: the allocation-free search (first solution, count, lexicographically smallest).
 //! - [`formats`]: record formats (line, grid, CSV): detection, parsing, answering, rendering.
 //! - [`batch`]: the pipeline (reader, rayon workers, ordered writer) that runs a whole input.
+//! - [`dataset`]: dataset curation: canonical form (minlex), difficulty rating, dedupe.
 //! - [`generate`]: reproducible generation of uniquely solvable puzzles.
 //! - [`bench`]: throughput benchmark with thread scaling.
 //!
@@ -23,6 +24,7 @@
 //!     threads: 2,
 //!     max_messages: 20,
 //!     shard: None,
+//!     ..Config::default()
 //! };
 //! let mut out = Vec::new();
 //! let input = Input::Reader { name: "memory".into(), reader: Box::new(puzzles.as_bytes()) };
@@ -39,6 +41,7 @@
 
 pub mod batch;
 pub mod bench;
+pub mod dataset;
 pub mod formats;
 pub mod generate;
 pub mod grid;

@@ -46,7 +46,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// `solve`, `count` and `check`: the batch engine over a whole input.
+/// `solve`, `count`, `check`, `canon`, `rate` and `dedupe`: the batch engine over a whole input.
 fn run_batch(command: &flags::Command) -> ExitCode {
     let (Some(common), Some((config, input, output))) = (command.common(), command.batch()) else {
         unreachable!("run_batch is only called for batch commands");
@@ -69,7 +69,12 @@ fn run_batch(command: &flags::Command) -> ExitCode {
     console.finish();
     match result {
         Ok(summary) => {
-            console::report(&summary, common.quiet, common.stats.is_some());
+            console::report(
+                command.name(),
+                &summary,
+                common.quiet,
+                common.stats.is_some(),
+            );
             let failed = summary.tally.failed() > 0 && !common.exit_zero;
             ExitCode::from(if failed { 1 } else { 0 })
         }

@@ -231,7 +231,8 @@ fn messages_are_capped_then_counted() {
             .as_bytes()
     );
     let stderr = String::from_utf8(run.stderr).unwrap();
-    assert_eq!(stderr.matches("<stdin>:").count(), 5, "{stderr}");
+    assert_eq!(stderr.matches(": invalid:").count(), 5, "{stderr}");
+    assert!(stderr.contains("<stdin>: format: line (of the first 50 record lines, 0 start"));
     assert!(stderr.contains("<stdin>:5: ") && !stderr.contains("<stdin>:6: "));
     assert!(stderr.contains("45 more bad records not shown"), "{stderr}");
 }

@@ -19,7 +19,7 @@ struct Collect {
 }
 
 impl Observer for Collect {
-    fn start(&mut self, input_bytes: Option<u64>) {
+    fn start(&mut self, input_bytes: Option<u64>, _note: Option<&str>) {
         self.started.push(input_bytes);
     }
     fn message(&mut self, m: &Message) {
@@ -37,7 +37,7 @@ fn config(task: Task, threads: usize) -> Config {
         column: None,
         threads,
         max_messages: 1000,
-        shard: None,
+        ..Config::default()
     }
 }
 

@@ -227,12 +227,16 @@ fn csv_quizzes_solutions_layout() {
         .unwrap();
     assert_eq!(run.status.code(), Some(1));
     let rows = read_csv(&run.stdout);
-    assert_eq!(rows[0], ["quizzes", "solution", "status"]);
+    // The solutions column takes the answers in place; a row without one keeps its value.
+    assert_eq!(rows[0], ["quizzes", "solutions", "status"]);
     assert_eq!(rows.len(), 8);
     for (row, (p, s)) in rows[1..6].iter().zip(&pairs) {
         assert_eq!(row, &[p.replace('.', "0"), s.clone(), "solved".into()]);
     }
-    assert_eq!(rows[6], ["0000", "", "invalid: expected 81 cells, found 4"]);
+    assert_eq!(
+        rows[6],
+        ["0000", "bad", "invalid: expected 81 cells, found 4"]
+    );
     assert_eq!(rows[7][1], pairs[5].1);
     let stderr = String::from_utf8(run.stderr).unwrap();
     assert!(
@@ -263,33 +267,19 @@ fn csv_id_puzzle_layout_with_quoted_fields() {
         .unwrap();
     assert_eq!(run.status.code(), Some(1));
     let rows = read_csv(&std::fs::read(&out).unwrap());
-    assert_eq!(rows[0], ["id", "puzzle", "solution", "status"]);
-    assert_eq!(
-        rows[1],
-        ["a,1", pairs[0].0.as_str(), pairs[0].1.as_str(), "solved"]
+    // Every column is kept, in order; the solution column is filled in place.
+    let header = ["id", "puzzle", "solution", "clues", "difficulty"];
+    assert_eq!(rows[0], [&header[..], &["status"]].concat());
+    let (p, s) = (
+        |i: usize| pairs[i].0.as_str(),
+        |i: usize| pairs[i].1.as_str(),
     );
-    assert_eq!(
-        rows[2],
-        [
-            "multi\nline",
-            pairs[1].0.as_str(),
-            pairs[1].1.as_str(),
-            "solved"
-        ]
-    );
-    assert_eq!(
-        rows[3],
-        [
-            "say \"hi\"",
-            pairs[2].0.as_str(),
-            pairs[2].1.as_str(),
-            "solved"
-        ]
-    );
-    assert_eq!(rows[4][0], "x9");
-    assert_eq!(rows[4][2], "");
+    assert_eq!(rows[1], ["a,1", p(0), s(0), "25", "1.5", "solved"]);
+    assert_eq!(rows[2], ["multi\nline", p(1), s(1), "24", "2", "solved"]);
+    assert_eq!(rows[3], ["say \"hi\"", p(2), s(2), "23", "3", "solved"]);
+    assert_eq!(rows[4][..5], ["x9", &"1".repeat(81), "", "22", "4"]);
     assert!(
-        rows[4][3].starts_with("invalid: givens clash"),
+        rows[4][5].starts_with("invalid: givens clash"),
         "{:?}",
         rows[4]
     );
@@ -306,8 +296,8 @@ fn csv_id_puzzle_layout_with_quoted_fields() {
         .output()
         .unwrap();
     let rows = read_csv(&counted.stdout);
-    assert_eq!(rows[0], ["id", "puzzle", "solutions", "status"]);
-    assert_eq!(rows[1][2], "1");
+    assert_eq!(rows[0], [&header[..], &["count", "status"]].concat());
+    assert_eq!(rows[1][5], "1");
     bin()
         .args(["solve", "--column", "nope"])
         .arg(&path)
@@ -334,10 +324,13 @@ fn check_finds_a_deliberately_wrong_solution() {
         .unwrap();
     assert_eq!(run.status.code(), Some(1));
     let rows = read_csv(&run.stdout);
-    assert_eq!(rows[0], ["id", "puzzle", "status"]);
-    assert_eq!(rows[1][2], "ok");
-    assert!(rows[2][2].starts_with("wrong: "), "{:?}", rows[2]);
-    assert_eq!(rows[3][2], "ok");
+    assert_eq!(
+        rows[0],
+        ["id", "puzzle", "solution", "clues", "difficulty", "status"]
+    );
+    assert_eq!(rows[1][5], "ok");
+    assert!(rows[2][5].starts_with("wrong: "), "{:?}", rows[2]);
+    assert_eq!(rows[3][5], "ok");
     let stderr = String::from_utf8(run.stderr).unwrap();
     assert!(stderr.contains("<stdin>:3: wrong: "), "{stderr}");
     assert!(stderr.contains("wrong 1"), "{stderr}");

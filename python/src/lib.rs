@@ -19,6 +19,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use rayon::prelude::*;
 
 use sudoku_batch::batch::{self, BatchError, Config, Input, Observer, Output, Shard};
+use sudoku_batch::dataset::dedupe::Seen;
 use sudoku_batch::formats::{
     answer, detect, BlockOut, Format, FormatChoice, Invalid, Message, Outcome, Task,
 };
@@ -62,14 +63,32 @@ fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
     Ok(p)
 }
 
-fn task(name: &str, lexmin: bool, limit: u32, unique: bool) -> PyResult<Task> {
+/// The knobs of every task; each task reads its own.
+#[derive(Clone, Copy)]
+struct Knobs {
+    lexmin: bool,
+    limit: u32,
+    unique: bool,
+    samples: u32,
+    seed: u64,
+    exact: bool,
+}
+
+fn task(name: &str, k: Knobs) -> PyResult<Task> {
     match name {
-        "solve" => Ok(Task::Solve { lexmin }),
-        "count" if limit == 0 => Err(PyValueError::new_err("limit must be at least 1")),
-        "count" => Ok(Task::Count { limit }),
-        "check" => Ok(Task::Check { unique }),
+        "solve" => Ok(Task::Solve { lexmin: k.lexmin }),
+        "count" if k.limit == 0 => Err(PyValueError::new_err("limit must be at least 1")),
+        "count" => Ok(Task::Count { limit: k.limit }),
+        "check" => Ok(Task::Check { unique: k.unique }),
+        "canon" => Ok(Task::Canon),
+        "rate" if k.samples == 0 => Err(PyValueError::new_err("samples must be at least 1")),
+        "rate" => Ok(Task::Rate {
+            samples: k.samples,
+            seed: k.seed,
+        }),
+        "dedupe" => Ok(Task::Dedupe { exact: k.exact }),
         other => Err(PyValueError::new_err(format!(
-            "task must be 'solve', 'count' or 'check', not {other:?}"
+            "task must be 'solve', 'count', 'check', 'canon', 'rate' or 'dedupe', not {other:?}"
         ))),
     }
 }
@@ -170,18 +189,26 @@ fn status(outcome: &Outcome) -> String {
     String::from_utf8(s).expect("statuses are ASCII")
 }
 
-/// One answer as a Python object: a solution `str` (solve), a count `int` (count) or a `bool`
-/// (check); `None` where there is none.
+/// One answer as a Python object: a solution or canonical form `str` (solve, canon), a count
+/// `int` (count), a `bool` (check; dedupe: kept), a rating `float` (rate); `None` where there is
+/// none.
 fn answer_object<'py>(py: Python<'py>, outcome: &Outcome) -> Bound<'py, PyAny> {
     match *outcome {
-        Outcome::Solved(grid) => {
+        Outcome::Solved(grid) | Outcome::Canonical(grid) => {
             let mut digits = [0u8; CELLS];
             grid.write_digits(&mut digits);
             let text = std::str::from_utf8(&digits).expect("digits are ASCII");
             PyString::new(py, text).into_any()
         }
         Outcome::Counted { found, .. } => found.into_pyobject(py).expect("int").into_any(),
-        Outcome::Verified => true.into_pyobject(py).expect("bool").to_owned().into_any(),
+        Outcome::Verified | Outcome::Class(_) => {
+            true.into_pyobject(py).expect("bool").to_owned().into_any()
+        }
+        Outcome::Rated(r) => r
+            .mean_guesses()
+            .into_pyobject(py)
+            .expect("float")
+            .into_any(),
         Outcome::Wrong(_) => false.into_pyobject(py).expect("bool").to_owned().into_any(),
         Outcome::Unsolvable | Outcome::Invalid(_) => py.None().into_bound(py),
     }
@@ -190,7 +217,7 @@ fn answer_object<'py>(py: Python<'py>, outcome: &Outcome) -> Bound<'py, PyAny> {
 /// `solve`, `count` or `check` over a list of `str`/`bytes` records. Returns the answers, and
 /// the statuses when asked.
 #[pyfunction]
-#[pyo3(signature = (puzzles, solutions, task_name, threads, lexmin, limit, unique, with_status))]
+#[pyo3(signature = (puzzles, solutions, task_name, threads, lexmin, limit, unique, with_status, samples=16, seed=0, exact=false))]
 #[allow(clippy::too_many_arguments)]
 fn run_list<'py>(
     py: Python<'py>,
@@ -202,8 +229,19 @@ fn run_list<'py>(
     limit: u32,
     unique: bool,
     with_status: bool,
+    samples: u32,
+    seed: u64,
+    exact: bool,
 ) -> Answered<'py, PyList> {
-    let task = task(task_name, lexmin, limit, unique)?;
+    let knobs = Knobs {
+        lexmin,
+        limit,
+        unique,
+        samples,
+        seed,
+        exact,
+    };
+    let task = task(task_name, knobs)?;
     let n = puzzles.len();
     if let Some(s) = solutions {
         if s.len() != n {
@@ -288,7 +326,10 @@ fn count_array<'py>(
     limit: u32,
     with_status: bool,
 ) -> Answered<'py, PyArray1<i32>> {
-    let task = task("count", false, limit, false)?;
+    if limit == 0 {
+        return Err(PyValueError::new_err("limit must be at least 1"));
+    }
+    let task = Task::Count { limit };
     let out = PyArray1::<i32>::zeros(py, [puzzles.shape()[0]], false);
     let statuses = with_status.then(|| PyList::empty(py));
     each_segment(
@@ -375,7 +416,7 @@ impl Observer for Collect {
 /// The batch engine on files, as the CLI runs it. Returns the summary as a `dict`, with the
 /// messages about bad records (`(line, text)` pairs, at most `max_messages`).
 #[pyfunction]
-#[pyo3(signature = (input, output, task_name, format, column, threads, lexmin, limit, unique, max_messages, shard))]
+#[pyo3(signature = (input, output, task_name, format, column, threads, lexmin, limit, unique, max_messages, shard, solution_column=None, samples=16, seed=0, exact=false, against=None))]
 #[allow(clippy::too_many_arguments)]
 fn run_file<'py>(
     py: Python<'py>,
@@ -390,9 +431,22 @@ fn run_file<'py>(
     unique: bool,
     max_messages: usize,
     shard: Option<(u64, u64)>,
+    solution_column: Option<String>,
+    samples: u32,
+    seed: u64,
+    exact: bool,
+    against: Option<std::path::PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let knobs = Knobs {
+        lexmin,
+        limit,
+        unique,
+        samples,
+        seed,
+        exact,
+    };
     let config = Config {
-        task: task(task_name, lexmin, limit, unique)?,
+        task: task(task_name, knobs)?,
         format: match format {
             "auto" => FormatChoice::Auto,
             "line" => FormatChoice::Line,
@@ -405,6 +459,8 @@ fn run_file<'py>(
             }
         },
         column,
+        solution_column,
+        against,
         threads,
         max_messages,
         shard: shard.map(|(index, count)| Shard { index, count }),
@@ -450,6 +506,7 @@ fn run_file<'py>(
     d.set_item("wrong", t.wrong)?;
     d.set_item("unique", t.unique)?;
     d.set_item("multiple", t.multiple)?;
+    d.set_item("duplicates", t.duplicates)?;
     d.set_item("seconds", summary.seconds)?;
     d.set_item("puzzles_per_second", summary.puzzles_per_second)?;
     d.set_item("format", summary.format)?;
@@ -457,6 +514,47 @@ fn run_file<'py>(
     d.set_item("messages", collect.messages)?;
     d.set_item("messages_not_shown", summary.messages_not_shown)?;
     Ok(d)
+}
+
+/// `dedupe` over lists of `str`/`bytes` records: for each record of `puzzles`, whether it is kept
+/// (the first of its class, and in no class of `against`). A malformed record is kept.
+#[pyfunction]
+#[pyo3(signature = (puzzles, against, threads, exact))]
+fn dedupe_list<'py>(
+    py: Python<'py>,
+    puzzles: &Bound<'py, PyList>,
+    against: Option<&Bound<'py, PyList>>,
+    threads: usize,
+    exact: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let task = Task::Dedupe { exact };
+    let pool = pool(threads)?;
+    let reader = TextReader::new(py);
+    let mut seen = Seen::new();
+    let kept = PyList::empty(py);
+    let mut items = Vec::with_capacity(SEGMENT);
+    for (list, keep) in against.iter().map(|a| (*a, false)).chain([(puzzles, true)]) {
+        for start in (0..list.len()).step_by(SEGMENT) {
+            py.check_signals()?;
+            items.clear();
+            for i in start..(start + SEGMENT).min(list.len()) {
+                items.push(Item {
+                    puzzle: reader.puzzle(&list.get_item(i)?),
+                    solution: None,
+                });
+            }
+            for outcome in answer_all(py, &pool, task, &items) {
+                let new = match outcome {
+                    Outcome::Class(class) => seen.insert(&class),
+                    _ => true,
+                };
+                if keep {
+                    kept.append(new)?;
+                }
+            }
+        }
+    }
+    Ok(kept)
 }
 
 /// Engine errors as the Python exceptions people expect.
@@ -475,6 +573,7 @@ fn to_python_error(e: BatchError) -> PyErr {
         BatchError::Format { .. }
         | BatchError::BadShard { .. }
         | BatchError::ShardNeedsFile { .. }
+        | BatchError::DedupeSharded
         | BatchError::TooManyThreads(_) => PyValueError::new_err(text),
         BatchError::Stopped => PyKeyboardInterrupt::new_err(text),
         BatchError::OutputClosed | BatchError::Pool(_) => PyOSError::new_err(text),
@@ -485,7 +584,8 @@ fn to_python_error(e: BatchError) -> PyErr {
 /// lines; blank and comment lines give none), in parallel over pieces of whole lines. Used by the
 /// Spark route on each partition's lines. Returns the output bytes.
 #[pyfunction]
-#[pyo3(signature = (text, task_name, threads, lexmin, limit, unique))]
+#[pyo3(signature = (text, task_name, threads, lexmin, limit, unique, samples=16, seed=0))]
+#[allow(clippy::too_many_arguments)]
 fn answer_lines<'py>(
     py: Python<'py>,
     text: &[u8],
@@ -494,9 +594,26 @@ fn answer_lines<'py>(
     lexmin: bool,
     limit: u32,
     unique: bool,
+    samples: u32,
+    seed: u64,
 ) -> PyResult<Bound<'py, PyBytes>> {
     const PIECE: usize = 64 << 10;
-    let task = task(task_name, lexmin, limit, unique)?;
+    let knobs = Knobs {
+        lexmin,
+        limit,
+        unique,
+        samples,
+        seed,
+        exact: false,
+    };
+    let task = task(task_name, knobs)?;
+    if task.filters() {
+        return Err(PyValueError::new_err(
+            "dedupe keeps the first record of each class in the whole input, which a partition \
+             does not see; dedupe the canonical forms (task 'canon') with the distributed \
+             engine's own dropDuplicates",
+        ));
+    }
     let pool = pool(threads)?;
     let mut pieces = Vec::new();
     let mut rest = text;
@@ -531,7 +648,7 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
 #[pyfunction]
 #[pyo3(signature = (prefix, column=None))]
 fn detect_format(prefix: &[u8], column: Option<&str>) -> &'static str {
-    match detect(prefix, column) {
+    match detect(prefix, column).choice {
         FormatChoice::Grid => "grid",
         FormatChoice::Csv => "csv",
         FormatChoice::Auto | FormatChoice::Line => "line",
@@ -550,5 +667,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve_array, m)?)?;
     m.add_function(wrap_pyfunction!(count_array, m)?)?;
     m.add_function(wrap_pyfunction!(run_file, m)?)?;
+    m.add_function(wrap_pyfunction!(dedupe_list, m)?)?;
     Ok(())
 }

@@ -25,18 +25,24 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::dataset::dedupe::Seen;
 use crate::formats::{self, FormatChoice, FormatError, Message, Opened, Tally, Task};
 use output::Sink;
 use reader::Reader;
 use writer::{Context, Done, Slot, Written};
 
 /// What to do with every record, and how.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Config {
     pub task: Task,
     pub format: FormatChoice,
     /// CSV: the name of the puzzle column, overriding the usual names.
     pub column: Option<String>,
+    /// CSV: the name of the solution column (`check` reads it, `solve` fills it), overriding the
+    /// usual names.
+    pub solution_column: Option<String>,
+    /// `dedupe`: also drop records equivalent to any record of this file (train/test leakage).
+    pub against: Option<PathBuf>,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
     /// Hand at most this many messages about bad records to the observer (the rest are counted).
@@ -97,8 +103,9 @@ pub enum Output<'a> {
 
 /// Receives what a run has to report, in input order, on the engine's writer thread.
 pub trait Observer: Send {
-    /// The run starts; `input_bytes` is the input's size when known (a mapped file).
-    fn start(&mut self, _input_bytes: Option<u64>) {}
+    /// The run starts; `input_bytes` is the input's size when known (a mapped file), `note` says
+    /// why the format was chosen when detection weighed one reading against another.
+    fn start(&mut self, _input_bytes: Option<u64>, _note: Option<&str>) {}
     /// A record that did not get a plain answer (at most [`Config::max_messages`] per run);
     /// `message.line` is its 1-based line in the input.
     fn message(&mut self, _message: &Message) {}
@@ -158,6 +165,10 @@ pub enum BatchError {
     TooManyThreads(usize),
     #[error("invalid shard {index}/{count}: expected 1 <= K <= N")]
     BadShard { index: u64, count: u64 },
+    /// A shard would only see its own records: dedupe keeps the first of a class in the whole
+    /// input.
+    #[error("dedupe cannot run on a shard (a shard sees only its own records); canonicalize the shards with canon and drop repeated forms afterwards")]
+    DedupeSharded,
 }
 
 /// The most worker threads a run may ask for: far more than any machine's cores, and few enough
@@ -176,6 +187,39 @@ pub fn run(
     output: Output<'_>,
     observer: &mut dyn Observer,
 ) -> Result<Summary, BatchError> {
+    if config.task.filters() && config.shard.is_some() {
+        return Err(BatchError::DedupeSharded);
+    }
+    let mut seen = config.task.filters().then(Seen::new);
+    if let (Some(seen), Some(against)) = (seen.as_mut(), &config.against) {
+        // The classes of the other file go in first; its own records are not written anywhere.
+        let sink = Output::Writer {
+            name: "nowhere".into(),
+            writer: Box::new(io::sink()),
+        };
+        let pass = Config {
+            against: None,
+            shard: None,
+            ..config.clone()
+        };
+        run_once(
+            &pass,
+            Input::Path(against.clone()),
+            sink,
+            &mut Silent,
+            Some(seen),
+        )?;
+    }
+    run_once(config, input, output, observer, seen.as_mut())
+}
+
+fn run_once(
+    config: &Config,
+    input: Input<'_>,
+    output: Output<'_>,
+    observer: &mut dyn Observer,
+    seen: Option<&mut Seen>,
+) -> Result<Summary, BatchError> {
     let started = Instant::now();
     let threads = match config.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -192,9 +236,9 @@ pub fn run(
         .num_threads(threads)
         .thread_name(|i| format!("sudoku-batch-{i}"))
         .build()?;
-    observer.start(reader.total_len());
+    observer.start(reader.total_len(), opened.note.as_deref());
     let (read, written) = pipeline(
-        config, &opened, shard, slots, &pool, reader, &mut sink, observer,
+        config, &opened, shard, slots, &pool, reader, &mut sink, observer, seen,
     );
     let write_error = |source: io::Error| match source.kind() {
         io::ErrorKind::BrokenPipe => BatchError::OutputClosed,
@@ -240,11 +284,17 @@ fn open_records(
             name: name.to_string(),
             source,
         })?;
-    let opened = formats::open(prefix, config.format, config.column.as_deref(), config.task)
-        .map_err(|source| BatchError::Format {
-            name: name.to_string(),
-            source,
-        })?;
+    let opened = formats::open(
+        prefix,
+        config.format,
+        config.column.as_deref(),
+        config.solution_column.as_deref(),
+        config.task,
+    )
+    .map_err(|source| BatchError::Format {
+        name: name.to_string(),
+        source,
+    })?;
     reader.skip(opened.skip);
     let shard =
         match config.shard {
@@ -310,6 +360,7 @@ fn pipeline(
     mut reader: Reader<'_>,
     sink: &mut Sink<'_>,
     observer: &mut dyn Observer,
+    seen: Option<&mut Seen>,
 ) -> (io::Result<()>, io::Result<Written>) {
     let (free_tx, free_rx) = crossbeam_channel::bounded(slots);
     for _ in 0..slots {
@@ -328,6 +379,7 @@ fn pipeline(
         answers_before: shard.as_ref().is_some_and(|(_, s)| s.records_before),
         lines_before: shard.map(|(_, s)| s),
         max_messages: config.max_messages,
+        seen,
     };
     std::thread::scope(|scope| {
         let writer = std::thread::Builder::new()

@@ -10,6 +10,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::reader::Chunk;
 use super::Observer;
+use crate::dataset::dedupe::Seen;
 use crate::formats::{BlockOut, Message, Tally};
 
 /// The buffers of one block in flight: the streamed input (when not mapped) and the output.
@@ -42,6 +43,8 @@ pub struct Context<'h> {
     pub answers_before: bool,
     /// Messages handed to the observer at most this many times.
     pub max_messages: usize,
+    /// `dedupe`: the classes seen; a block's records whose class is in it are dropped.
+    pub seen: Option<&'h mut Seen>,
 }
 
 /// What the writer saw.
@@ -60,7 +63,7 @@ pub fn write_ordered(
     free: Sender<Slot>,
     out: &mut dyn Write,
     observer: &mut dyn Observer,
-    ctx: Context<'_>,
+    mut ctx: Context<'_>,
 ) -> io::Result<Written> {
     let mut written = Written::default();
     let mut shown = 0usize;
@@ -79,7 +82,17 @@ pub fn write_ordered(
         while let Some(mut slot) = pending.remove(&next) {
             next += 1;
             let block = &slot.out;
-            if !block.bytes.is_empty() {
+            if let Some(seen) = ctx.seen.as_deref_mut() {
+                let mut start = 0;
+                for kept in &block.kept {
+                    if kept.class.is_none_or(|class| seen.insert(&class)) {
+                        out.write_all(&block.bytes[start..kept.end])?;
+                    } else {
+                        written.tally.duplicates += 1;
+                    }
+                    start = kept.end;
+                }
+            } else if !block.bytes.is_empty() {
                 if wrote_any {
                     out.write_all(ctx.separator)?;
                 }

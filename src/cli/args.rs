@@ -45,6 +45,41 @@ pub enum Command {
         #[arg(long)]
         unique: bool,
     },
+    /// Write the canonical form of every puzzle: the same 81 digits for every puzzle of one
+    /// equivalence class (grid symmetries times digit relabellings), different across classes.
+    ///
+    /// The form is minlex: the lexicographically smallest 81-digit string (`0` for blanks) of the
+    /// class. CSV input gets a `canonical` column.
+    Canon {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Rate the difficulty of every puzzle: the mean number of guesses of the engine's search over
+    /// K random isomorphs (seeded, so the same at any -j and on any machine).
+    ///
+    /// Line output: the figure (`12.38`; `0.00` when no guess is needed). CSV output adds
+    /// `rating` and `singles` (whether naked and hidden singles alone solve it) columns.
+    Rate {
+        #[command(flatten)]
+        common: Common,
+        /// Isomorphs searched per puzzle (K).
+        #[arg(long, value_name = "K", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
+        samples: u32,
+        /// Seed of the isomorphs.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Keep the first record of each equivalence class, in input order, each record as it came.
+    Dedupe {
+        #[command(flatten)]
+        common: Common,
+        /// Drop only records whose 81 cells equal an earlier record's (`.` and `0` are both blank).
+        #[arg(long)]
+        exact: bool,
+        /// Also drop records equivalent to any record of FILE (for example a test split).
+        #[arg(long, value_name = "FILE")]
+        against: Option<PathBuf>,
+    },
     /// Generate puzzles with exactly one solution each, reproducibly from a seed.
     ///
     /// Output: one 81-character line per puzzle, `.` for blanks, in index order. The same seed and
@@ -67,12 +102,16 @@ pub struct Common {
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0,
           value_parser = clap::value_parser!(u16).range(0..=MAX_THREADS as i64))]
     pub threads: u16,
-    /// Input format (auto: detected from the first record).
+    /// Input format (auto: detected from a sample of the input).
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     pub format: FormatArg,
     /// CSV: the header name of the puzzle column.
     #[arg(long, value_name = "NAME")]
     pub column: Option<String>,
+    /// CSV: the header name of the solution column, which `check` verifies and `solve` fills
+    /// (default: `solution`, `solutions` or `answer`).
+    #[arg(long, value_name = "NAME")]
+    pub solution_column: Option<String>,
     /// No summary, no progress bar, no messages about bad records.
     #[arg(short, long)]
     pub quiet: bool,
@@ -112,17 +151,23 @@ impl Command {
             Command::Solve { .. } => "solve",
             Command::Count { .. } => "count",
             Command::Check { .. } => "check",
+            Command::Canon { .. } => "canon",
+            Command::Rate { .. } => "rate",
+            Command::Dedupe { .. } => "dedupe",
             Command::Generate(_) => "generate",
             Command::Bench(_) => "bench",
         }
     }
 
-    /// The shared flags of the batch commands (`solve`, `count`, `check`).
+    /// The shared flags of the batch commands.
     pub fn common(&self) -> Option<&Common> {
         match self {
             Command::Solve { common, .. }
             | Command::Count { common, .. }
-            | Command::Check { common, .. } => Some(common),
+            | Command::Check { common, .. }
+            | Command::Canon { common }
+            | Command::Rate { common, .. }
+            | Command::Dedupe { common, .. } => Some(common),
             Command::Generate(_) | Command::Bench(_) => None,
         }
     }
@@ -134,6 +179,9 @@ impl Command {
             Command::Solve { lexmin, .. } => Task::Solve { lexmin },
             Command::Count { limit, .. } => Task::Count { limit },
             Command::Check { unique, .. } => Task::Check { unique },
+            Command::Canon { .. } => Task::Canon,
+            Command::Rate { samples, seed, .. } => Task::Rate { samples, seed },
+            Command::Dedupe { exact, .. } => Task::Dedupe { exact },
             Command::Generate(_) | Command::Bench(_) => return None,
         };
         let input = match &common.input {
@@ -159,6 +207,11 @@ impl Command {
                 FormatArg::Csv => FormatChoice::Csv,
             },
             column: common.column.clone(),
+            solution_column: common.solution_column.clone(),
+            against: match self {
+                Command::Dedupe { against, .. } => against.clone(),
+                _ => None,
+            },
             threads: usize::from(common.threads),
             max_messages: if common.quiet { 0 } else { common.max_messages },
             shard: common.shard,

@@ -33,7 +33,10 @@ impl Console {
 }
 
 impl Observer for Console {
-    fn start(&mut self, input_bytes: Option<u64>) {
+    fn start(&mut self, input_bytes: Option<u64>, note: Option<&str>) {
+        if let Some(note) = note {
+            let _ = writeln!(std::io::stderr().lock(), "{}: {note}", self.input);
+        }
         if !self.progress {
             return;
         }
@@ -75,8 +78,9 @@ impl Observer for Console {
     }
 }
 
-/// Prints the closing summary (unless `quiet`), and the JSON summary line (with `json`).
-pub fn report(s: &Summary, quiet: bool, json: bool) {
+/// Prints the closing summary of `command` (unless `quiet`), and the JSON summary line (with
+/// `json`).
+pub fn report(command: &str, s: &Summary, quiet: bool, json: bool) {
     let mut err = std::io::stderr().lock();
     if !quiet {
         if s.messages_not_shown > 0 {
@@ -87,10 +91,23 @@ pub fn report(s: &Summary, quiet: bool, json: bool) {
             );
         }
         let t = &s.tally;
-        let mut line = format!(
-            "sudoku-batch: records {}, solved {}, unsolvable {}, invalid {}",
-            t.records, t.solved, t.unsolvable, t.invalid
-        );
+        let mut line = match command {
+            "canon" | "rate" => format!(
+                "sudoku-batch: records {}, answered {}, unsolvable {}, invalid {}",
+                t.records, t.solved, t.unsolvable, t.invalid
+            ),
+            "dedupe" => format!(
+                "sudoku-batch: records {}, kept {}, duplicates {}, invalid {} (kept as they came)",
+                t.records,
+                t.records - t.duplicates,
+                t.duplicates,
+                t.invalid
+            ),
+            _ => format!(
+                "sudoku-batch: records {}, solved {}, unsolvable {}, invalid {}",
+                t.records, t.solved, t.unsolvable, t.invalid
+            ),
+        };
         if t.wrong > 0 {
             line += &format!(", wrong {}", t.wrong);
         }

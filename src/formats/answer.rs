@@ -4,6 +4,7 @@
 
 use std::io::Write as _;
 
+use crate::dataset::{canon, rate};
 use crate::grid::{Clash, Grid, ParseError, CELLS};
 use crate::solver;
 
@@ -16,6 +17,26 @@ pub enum Task {
     Count { limit: u32 },
     /// Verify the solution the record carries; with `unique`, also that it is the only one.
     Check { unique: bool },
+    /// The canonical (minlex) form of the puzzle.
+    Canon,
+    /// A difficulty figure: see [`rate::rate`].
+    Rate { samples: u32, seed: u64 },
+    /// Keep the first record of each class (equivalent puzzles; with `exact`, equal cells). The
+    /// record itself is the output; the batch writer decides which records are kept.
+    Dedupe { exact: bool },
+}
+
+impl Default for Task {
+    fn default() -> Task {
+        Task::Solve { lexmin: false }
+    }
+}
+
+impl Task {
+    /// Whether the output of a record is the record itself (kept or dropped), not an answer.
+    pub fn filters(self) -> bool {
+        matches!(self, Task::Dedupe { .. })
+    }
 }
 
 /// Why a record is not a well-formed puzzle.
@@ -94,6 +115,12 @@ pub enum Outcome {
     Verified,
     /// `check`: the carried solution is wrong.
     Wrong(Wrong),
+    /// `canon`: the canonical form.
+    Canonical(Grid),
+    /// `rate`: the difficulty figure.
+    Rated(rate::Rating),
+    /// `dedupe`: the record's class (its canonical form, or its own cells with `exact`).
+    Class(Grid),
     /// Not a well-formed puzzle.
     Invalid(Invalid),
 }
@@ -140,6 +167,21 @@ pub fn answer(task: Task, puzzle: &Grid, solution: Option<&[u8]>) -> Outcome {
                 Some(text) => verify(puzzle, text, unique),
             }
         }
+        // Equivalence classes and ratings are only meaningful for puzzles whose givens agree.
+        Task::Canon | Task::Dedupe { .. } => {
+            if let Some(clash) = puzzle.first_clash() {
+                return Outcome::Invalid(Invalid::Clash(clash));
+            }
+            return match task {
+                Task::Dedupe { exact: true } => Outcome::Class(*puzzle),
+                Task::Dedupe { exact: false } => Outcome::Class(canon::canonical(puzzle)),
+                _ => Outcome::Canonical(canon::canonical(puzzle)),
+            };
+        }
+        Task::Rate { samples, seed } => match rate::rate(puzzle, samples, seed) {
+            Some(rating) => Outcome::Rated(rating),
+            None => Outcome::Unsolvable,
+        },
     };
     if matches!(
         outcome,
@@ -188,7 +230,11 @@ impl Outcome {
     /// The problem to report, if the record did not get a plain answer.
     pub fn problem(&self) -> Option<Problem> {
         match *self {
-            Outcome::Solved(_) | Outcome::Verified => None,
+            Outcome::Solved(_)
+            | Outcome::Verified
+            | Outcome::Canonical(_)
+            | Outcome::Rated(_)
+            | Outcome::Class(_) => None,
             Outcome::Counted { found, .. } => (found == 0).then_some(Problem::Unsolvable),
             Outcome::Unsolvable => Some(Problem::Unsolvable),
             Outcome::Wrong(w) => Some(Problem::Wrong(w)),
@@ -196,11 +242,12 @@ impl Outcome {
         }
     }
 
-    /// Appends the answer's value, if it has one: a solution's 81 digits, or a count (`N`, `N+`
-    /// when the limit was reached). Returns whether anything was written.
+    /// Appends the answer's value, if it has one: a solution's or canonical form's 81 digits, a
+    /// count (`N`, `N+` when the limit was reached), or a rating (`12.40`). Returns whether
+    /// anything was written.
     pub fn write_value(&self, out: &mut Vec<u8>) -> bool {
         match *self {
-            Outcome::Solved(grid) => {
+            Outcome::Solved(grid) | Outcome::Canonical(grid) => {
                 let mut digits = [0u8; CELLS];
                 grid.write_digits(&mut digits);
                 out.extend_from_slice(&digits);
@@ -208,6 +255,9 @@ impl Outcome {
             Outcome::Counted { found, at_limit } => {
                 let plus = if at_limit { "+" } else { "" };
                 write!(out, "{found}{plus}").expect("writing to memory");
+            }
+            Outcome::Rated(rating) => {
+                write!(out, "{:.2}", rating.mean_guesses()).expect("writing to memory")
             }
             _ => return false,
         }
@@ -238,7 +288,8 @@ impl Outcome {
 pub struct Tally {
     /// Records seen (blank and comment lines are not records).
     pub records: u64,
-    /// Solved (`solve`), at least one solution (`count`), or verified (`check`).
+    /// Solved (`solve`), at least one solution (`count`), verified (`check`), or answered
+    /// (`canon`, `rate`, `dedupe`).
     pub solved: u64,
     /// No solution.
     pub unsolvable: u64,
@@ -250,6 +301,8 @@ pub struct Tally {
     pub unique: u64,
     /// `count`: two or more solutions.
     pub multiple: u64,
+    /// `dedupe`: records dropped as equivalent to (or, with `--exact`, equal to) an earlier one.
+    pub duplicates: u64,
 }
 
 impl Tally {
@@ -257,7 +310,11 @@ impl Tally {
     pub fn count(&mut self, outcome: &Outcome) {
         self.records += 1;
         match *outcome {
-            Outcome::Solved(_) | Outcome::Verified => self.solved += 1,
+            Outcome::Solved(_)
+            | Outcome::Verified
+            | Outcome::Canonical(_)
+            | Outcome::Rated(_)
+            | Outcome::Class(_) => self.solved += 1,
             Outcome::Unsolvable | Outcome::Counted { found: 0, .. } => self.unsolvable += 1,
             Outcome::Counted { found, at_limit } => {
                 self.solved += 1;
@@ -280,6 +337,7 @@ impl Tally {
         self.wrong += other.wrong;
         self.unique += other.unique;
         self.multiple += other.multiple;
+        self.duplicates += other.duplicates;
     }
 
     /// Records that make the exit status 1.

@@ -2,6 +2,7 @@
 //! messages, lines), and the line rules every format shares.
 
 use super::answer::{Outcome, Problem, Tally};
+use crate::grid::Grid;
 
 /// A message about one record that did not get a plain answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,7 +24,19 @@ pub struct BlockOut {
     pub messages_dropped: u64,
     /// Number of line feeds in the block (so the writer can number lines of later blocks).
     pub lines: u64,
+    /// `dedupe`: one entry per record written to `bytes`, in order; the writer keeps the records
+    /// whose class it has not seen.
+    pub kept: Vec<Kept>,
     max_messages: usize,
+}
+
+/// A record in a filtering block's bytes (see [`BlockOut::keep`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Kept {
+    /// Offset in the block's bytes just past the record.
+    pub end: usize,
+    /// The record's class; `None` (a malformed record) is always kept.
+    pub class: Option<Grid>,
 }
 
 impl BlockOut {
@@ -42,7 +55,20 @@ impl BlockOut {
         self.messages.clear();
         self.messages_dropped = 0;
         self.lines = 0;
+        self.kept.clear();
         self.max_messages = max_messages;
+    }
+
+    /// Notes that the record just appended to `bytes` had `outcome` (filtering tasks).
+    pub fn keep(&mut self, outcome: &Outcome) {
+        let class = match *outcome {
+            Outcome::Class(grid) => Some(grid),
+            _ => None,
+        };
+        self.kept.push(Kept {
+            end: self.bytes.len(),
+            class,
+        });
     }
 
     /// Counts the outcome of a record, with a message if it is a problem; `line` gives the

@@ -4,8 +4,11 @@
 //! Rows are read with `csv-core` straight over each block and written with the `csv` crate
 //! (quotes, CRLF, a missing final newline).
 //!
-//! Output is CSV: the key columns (`id` if present, then the puzzle column), then the answer
-//! (`solution` for solve, `solutions` for count), then `status`; one row per input row, in order.
+//! Output is CSV, one row per input row, in order: every input column, in order and with its
+//! values, then the result columns (`solution` for solve, `count` for count, `canonical` for
+//! canon, `rating` and `singles` for rate), then `status`. An input solution column (`solution`,
+//! `solutions`, `answer`) takes solve's answer in place instead of a new column. `dedupe` writes
+//! the rows it keeps as they came.
 
 use super::answer::{answer, Invalid, Outcome, Task};
 use super::block::BlockOut;
@@ -21,8 +24,10 @@ pub const SOLUTION_NAMES: [&str; 3] = ["solution", "solutions", "answer"];
 #[derive(Debug, Clone)]
 pub struct Layout {
     puzzle: usize,
+    /// The solution column: what `check` verifies, where `solve` writes its answer.
     solution: Option<usize>,
-    id: Option<usize>,
+    /// Fields in the header row: shorter rows are padded to it so result columns line up.
+    width: usize,
     /// The output header row, with its line feed.
     header: Vec<u8>,
 }
@@ -194,10 +199,15 @@ fn writer(buf: Vec<u8>) -> csv::Writer<Vec<u8>> {
 }
 
 impl Layout {
-    /// Reads the header row and finds the columns. `column` overrides the puzzle column's name.
+    /// Reads the header row and finds the columns. `column` overrides the puzzle column's name,
+    /// `solution_column` the solution column's. Without either name, a header that names no
+    /// puzzle column takes the first column whose value in the first row of `rest` (the bytes
+    /// after the header) is an 81-cell puzzle.
     pub fn from_header(
         header: &[u8],
+        rest: &[u8],
         column: Option<&str>,
+        solution_column: Option<&str>,
         task: Task,
     ) -> Result<Layout, FormatError> {
         let mut record = csv::ByteRecord::new();
@@ -215,41 +225,58 @@ impl Layout {
                 .iter()
                 .find_map(|w| names.iter().position(|n| n.eq_ignore_ascii_case(w)))
         };
-        let puzzle =
-            match column {
-                Some(name) => names.iter().position(|n| n == name).ok_or_else(|| {
-                    FormatError::NoSuchColumn {
-                        name: name.to_string(),
-                        names: names.clone(),
-                    }
-                })?,
-                None => find(&PUZZLE_NAMES).ok_or_else(|| FormatError::NoPuzzleColumn {
+        let named = |name: &str| {
+            names
+                .iter()
+                .position(|n| n == name)
+                .ok_or_else(|| FormatError::NoSuchColumn {
+                    name: name.to_string(),
+                    names: names.clone(),
+                })
+        };
+        let puzzle = match column {
+            Some(name) => named(name)?,
+            None => find(&PUZZLE_NAMES)
+                .or_else(|| first_puzzle_column(rest))
+                .ok_or_else(|| FormatError::NoPuzzleColumn {
                     names: names.clone(),
                 })?,
-            };
-        let solution = find(&SOLUTION_NAMES).filter(|&s| s != puzzle);
+        };
+        let solution = match solution_column {
+            Some(name) => Some(named(name)?),
+            None => find(&SOLUTION_NAMES).filter(|&s| s != puzzle),
+        };
         if matches!(task, Task::Check { .. }) && solution.is_none() {
             return Err(FormatError::NoSolutionColumn { names });
         }
-        let id = find(&["id"]).filter(|&i| i != puzzle);
-        let mut out = writer(Vec::new());
-        let mut row = csv::ByteRecord::new();
-        if let Some(i) = id {
-            row.push_field(names[i].as_bytes());
-        }
-        row.push_field(names[puzzle].as_bytes());
+        let mut row = record.clone();
+        let mut added = |name: &[u8]| row.push_field(name);
         match task {
-            Task::Solve { .. } => row.push_field(b"solution"),
-            Task::Count { .. } => row.push_field(b"solutions"),
-            Task::Check { .. } => {}
+            Task::Solve { .. } if solution.is_none() => added(b"solution"),
+            Task::Count { .. } => added(b"count"),
+            Task::Canon => added(b"canonical"),
+            Task::Rate { .. } => {
+                added(b"rating");
+                added(b"singles");
+            }
+            _ => {}
         }
-        row.push_field(b"status");
-        out.write_byte_record(&row).expect("writing to memory");
+        let header = if task.filters() {
+            // Dedupe keeps rows as they came, header included.
+            let mut out = header.trim_ascii_end().to_vec();
+            out.push(b'\n');
+            out
+        } else {
+            row.push_field(b"status");
+            let mut out = writer(Vec::new());
+            out.write_byte_record(&row).expect("writing to memory");
+            out.into_inner().expect("writing to memory")
+        };
         Ok(Layout {
             puzzle,
             solution,
-            id,
-            header: out.into_inner().expect("writing to memory"),
+            width: record.len(),
+            header,
         })
     }
 
@@ -298,7 +325,8 @@ impl Layout {
         // csv-core straight over the block (mapped or read): no copy into a reader buffer.
         let mut rdr = CoreReader::new();
         let mut input = block;
-        let mut wtr = writer(std::mem::take(&mut out.bytes));
+        // Dedupe writes rows as they came, straight into the block's bytes.
+        let mut wtr = (!task.filters()).then(|| writer(std::mem::take(&mut out.bytes)));
         let mut row = csv::ByteRecord::new();
         // The csv crate's positions go wrong on CRLF and comment lines, so line numbers come
         // from walking the same rows by hand. The walk is lazy: it only catches up to the
@@ -307,35 +335,67 @@ impl Layout {
         let mut index = 0;
         let mut value = Vec::new();
         let mut status = Vec::new();
-        while let Some(rec) = rdr.next(&mut input) {
+        let solve_in_place = matches!(task, Task::Solve { .. }) && self.solution.is_some();
+        loop {
+            let before = input.len();
+            let Some(rec) = rdr.next(&mut input) else {
+                break;
+            };
+            let consumed = &block[block.len() - before..block.len() - input.len()];
             index += 1;
             let is_last = input.iter().all(|&b| b == b'\n' || b == b'\r');
             if rec.len() == 1 && rec.get(0).unwrap_or_default().trim_ascii().is_empty() {
                 continue; // a blank line: not a record
             }
-            row.clear();
-            if let Some(i) = self.id {
-                row.push_field(rec.get(i).unwrap_or_default());
-            }
             let field = rec.get(self.puzzle);
-            row.push_field(field.unwrap_or_default());
             let outcome = if last_unterminated && is_last {
                 Outcome::Invalid(Invalid::UnterminatedQuote)
             } else {
                 self.outcome(field, &rec, task)
             };
             out.count(&outcome, || lines_before + rows.line_of(index));
-            if !matches!(task, Task::Check { .. }) {
-                value.clear();
-                outcome.write_value(&mut value);
-                row.push_field(&value);
+            if task.filters() {
+                // The row as it came: what csv-core consumed for it, less the blank and comment
+                // lines before it and its line end.
+                out.bytes.extend_from_slice(raw_row(consumed));
+                out.bytes.push(b'\n');
+                out.keep(&outcome);
+                continue;
+            }
+            value.clear();
+            let has_value = outcome.write_value(&mut value);
+            row.clear();
+            for i in 0..self.width.max(rec.len()) {
+                // In place: the answer, or the column's own value when there is none.
+                if solve_in_place && has_value && Some(i) == self.solution {
+                    row.push_field(&value);
+                } else {
+                    row.push_field(rec.get(i).unwrap_or_default());
+                }
+            }
+            match (task, outcome) {
+                (Task::Solve { .. }, _) if solve_in_place => {}
+                (Task::Check { .. }, _) => {}
+                (Task::Rate { .. }, Outcome::Rated(r)) => {
+                    row.push_field(&value);
+                    row.push_field(if r.singles { b"true" } else { b"false" });
+                }
+                (Task::Rate { .. }, _) => {
+                    row.push_field(b"");
+                    row.push_field(b"");
+                }
+                _ => row.push_field(if has_value { &value } else { b"" }),
             }
             status.clear();
             outcome.write_status(&mut status);
             row.push_field(&status);
-            wtr.write_byte_record(&row).expect("writing to memory");
+            if let Some(wtr) = wtr.as_mut() {
+                wtr.write_byte_record(&row).expect("writing to memory");
+            }
         }
-        out.bytes = wtr.into_inner().expect("writing to memory");
+        if let Some(wtr) = wtr {
+            out.bytes = wtr.into_inner().expect("writing to memory");
+        }
     }
 
     fn outcome(&self, field: Option<&[u8]>, rec: &Fields, task: Task) -> Outcome {
@@ -355,6 +415,33 @@ impl Layout {
         };
         answer(task, &puzzle, solution)
     }
+}
+
+/// The bytes of one row as they came, from what csv-core consumed to read it: less the line ends,
+/// blank lines and comments before it and its own line end.
+fn raw_row(consumed: &[u8]) -> &[u8] {
+    let mut start = 0;
+    loop {
+        let end = super::block::line_end(consumed, start);
+        if end >= consumed.len() || !super::block::is_skipped(&consumed[start..end]) {
+            break;
+        }
+        start = end;
+    }
+    let mut end = consumed.len();
+    while end > start && matches!(consumed[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    &consumed[start..end]
+}
+
+/// The first column of the first row of `rows` whose value is an 81-cell puzzle.
+fn first_puzzle_column(rows: &[u8]) -> Option<usize> {
+    let mut record = csv::ByteRecord::new();
+    reader(rows).read_byte_record(&mut record).ok()?;
+    record
+        .iter()
+        .position(|f| Grid::parse(f.trim_ascii()).is_ok())
 }
 
 /// Drives `csv_core` over a block, reusing its field buffers from row to row.
@@ -486,8 +573,7 @@ mod tests {
 
     #[test]
     fn an_unterminated_quote_ends_at_its_line_and_loses_no_row() {
-        let layout =
-            Layout::from_header(b"id,puzzle\n", None, Task::Solve { lexmin: false }).unwrap();
+        let layout = solve_layout(b"id,puzzle\n");
         let mut out = BlockOut::new(10);
         // Only the quote at `b` is never closed (any later quote would close it).
         let block = b"a,\"x\ny\"\nb,\"open\nc,y\r\nd,w\ne,z";
@@ -504,33 +590,93 @@ mod tests {
         assert_eq!(lines, [1, 3, 4, 5, 6]);
     }
 
+    fn solve_layout(header: &[u8]) -> Layout {
+        Layout::from_header(header, b"", None, None, Task::Solve { lexmin: false }).unwrap()
+    }
+
+    fn layout(header: &[u8], rest: &[u8], task: Task) -> Result<Layout, FormatError> {
+        Layout::from_header(header, rest, None, None, task)
+    }
+
     #[test]
-    fn header_finds_columns() {
-        let l = Layout::from_header(
-            b"id,puzzle,solution,clues,difficulty\n",
-            None,
-            Task::Check { unique: false },
-        )
-        .unwrap();
-        assert_eq!((l.id, l.puzzle, l.solution), (Some(0), 1, Some(2)));
-        assert_eq!(l.header(), b"id,puzzle,status\n");
-        let l = Layout::from_header(
-            b"quizzes,solutions\r\n",
-            None,
-            Task::Solve { lexmin: false },
-        )
-        .unwrap();
-        assert_eq!((l.id, l.puzzle, l.solution), (None, 0, Some(1)));
-        assert_eq!(l.header(), b"quizzes,solution,status\n");
-        assert!(Layout::from_header(b"a,b\n", None, Task::Solve { lexmin: false }).is_err());
-        let l = Layout::from_header(b"a,b\n", Some("b"), Task::Count { limit: 2 }).unwrap();
-        assert_eq!(l.header(), b"b,solutions,status\n");
+    fn header_finds_columns_and_keeps_them_all() {
+        let check = Task::Check { unique: false };
+        let l = layout(b"id,puzzle,solution,clues,difficulty\n", b"", check).unwrap();
+        assert_eq!((l.puzzle, l.solution, l.width), (1, Some(2), 5));
+        assert_eq!(l.header(), b"id,puzzle,solution,clues,difficulty,status\n");
+        // An existing solution column takes solve's answer in place.
+        let l = solve_layout(b"quizzes,solutions\r\n");
+        assert_eq!((l.puzzle, l.solution), (0, Some(1)));
+        assert_eq!(l.header(), b"quizzes,solutions,status\n");
+        let l = solve_layout(b"source,question,answer,rating\n");
+        assert_eq!((l.puzzle, l.solution), (1, Some(2)));
+        assert_eq!(l.header(), b"source,question,answer,rating,status\n");
+        assert!(layout(b"a,b\n", b"", Task::Solve { lexmin: false }).is_err());
+        let l = Layout::from_header(b"a,b\n", b"", Some("b"), None, Task::Count { limit: 2 });
+        assert_eq!(l.unwrap().header(), b"a,b,count,status\n");
+        let rate = Task::Rate {
+            samples: 1,
+            seed: 0,
+        };
+        let l = layout(
+            b"p,\"x,y\"\n",
+            format!("1,{}\n", "0".repeat(81)).as_bytes(),
+            rate,
+        );
+        let l = l.unwrap();
+        assert_eq!(l.puzzle, 1, "found by its data");
+        assert_eq!(l.header(), b"p,\"x,y\",rating,singles,status\n");
+        let l = layout(b"p,puzzle\r\n", b"", Task::Dedupe { exact: false }).unwrap();
+        assert_eq!(
+            l.header(),
+            b"p,puzzle\n",
+            "dedupe keeps the header as it came"
+        );
+        let named = Layout::from_header(b"p,mine\n", b"", Some("p"), Some("mine"), check);
+        assert_eq!(named.unwrap().solution, Some(1));
+        assert!(matches!(
+            Layout::from_header(b"p,q\n", b"", Some("p"), Some("nope"), check),
+            Err(FormatError::NoSuchColumn { .. })
+        ));
+    }
+
+    #[test]
+    fn rows_keep_every_field_padded_to_the_header() {
+        let puzzle =
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+        let solution =
+            "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+        let l = solve_layout(b"source,question,answer,rating\n");
+        let mut out = BlockOut::new(10);
+        let block = format!("\"a,b\",{puzzle},,7\nshort,{puzzle}\nx,bad,,1,extra\n");
+        l.process(block.as_bytes(), Task::Solve { lexmin: false }, &mut out);
+        let text = String::from_utf8(out.bytes.clone()).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "\"a,b\",{puzzle},{solution},7,solved\nshort,{puzzle},{solution},,solved\n\
+                 x,bad,,1,extra,\"invalid: expected 81 cells, found 3\"\n"
+            )
+        );
+    }
+
+    #[test]
+    fn dedupe_rows_are_written_as_they_came() {
+        let l = layout(b"id,puzzle\n", b"", Task::Dedupe { exact: true }).unwrap();
+        let mut out = BlockOut::new(10);
+        let p = "0".repeat(81);
+        let block = format!("# c\r\n\r\n\"1\",\"{p}\"\r\n2,{p}\n3,\"x\ny\"");
+        l.process(block.as_bytes(), Task::Dedupe { exact: true }, &mut out);
+        let text = String::from_utf8(out.bytes.clone()).unwrap();
+        assert_eq!(text, format!("\"1\",\"{p}\"\n2,{p}\n3,\"x\ny\"\n"));
+        let classes: Vec<bool> = out.kept.iter().map(|k| k.class.is_some()).collect();
+        assert_eq!(classes, [true, true, false]);
+        assert_eq!(out.kept[0].end, 88);
     }
 
     #[test]
     fn messages_name_the_right_lines_with_crlf_and_quoted_newlines() {
-        let layout =
-            Layout::from_header(b"id,puzzle\n", None, Task::Solve { lexmin: false }).unwrap();
+        let layout = solve_layout(b"id,puzzle\n");
         let mut out = BlockOut::new(10);
         layout.process(
             b"a,x\r\n\"b\nc\",y\r\n# c\r\n\r\nd,z",

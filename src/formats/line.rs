@@ -14,7 +14,13 @@ pub fn process(block: &[u8], task: Task, out: &mut BlockOut) {
         if !is_skipped(line) {
             let outcome = record(line, task);
             out.count(&outcome, || line_no);
-            outcome.write_line(&mut out.bytes);
+            if task.filters() {
+                out.bytes.extend_from_slice(line);
+                out.bytes.push(b'\n');
+                out.keep(&outcome);
+            } else {
+                outcome.write_line(&mut out.bytes);
+            }
         }
     }
     // Line ends, counted on the way: every line has one but a last line without.

@@ -10,7 +10,7 @@ pub const PEEK: usize = 64 << 10;
 /// The format asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FormatChoice {
-    /// Detect from the first record (see [`detect`]).
+    /// Detect from a sample of the input (see [`detect`]).
     #[default]
     Auto,
     Line,
@@ -37,10 +37,12 @@ pub enum FormatError {
     )]
     NoPuzzleColumn { names: Vec<String> },
     #[error(
-        "check needs a solution column; the CSV header {names:?} has none of {:?}",
+        "check needs a solution column; the CSV header {names:?} has none of {:?} (name it with --solution-column)",
         csv::SOLUTION_NAMES
     )]
     NoSolutionColumn { names: Vec<String> },
+    #[error("dedupe needs records on lines (line or CSV format), not grids")]
+    DedupeNeedsRecordLines,
 }
 
 /// An input opened for a task: its format and where its records start.
@@ -49,122 +51,295 @@ pub struct Opened {
     pub format: Format,
     /// Bytes the output starts with (the CSV output header row).
     pub header: Vec<u8>,
-    /// Input bytes before the first record (the CSV header row and what precedes it).
+    /// Input bytes before the first record (a byte-order mark, the CSV header row and what
+    /// precedes it).
     pub skip: usize,
     /// Input lines before the first record, so messages give whole-input line numbers.
     pub first_line: u64,
+    /// Why the format was chosen, when detection had to weigh one reading against another (for
+    /// the front end to show).
+    pub note: Option<String>,
 }
 
+/// The UTF-8 byte-order mark, skipped at the start of any input.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Opens an input whose first bytes are `prefix` (at most [`PEEK`] bytes; fewer only when that is
-/// the whole input) for `task` in the format `choice`; `column` names the CSV puzzle column.
+/// the whole input) for `task` in the format `choice`. `column` names the CSV puzzle column and
+/// `solution_column` the CSV solution column (default: the usual names).
 pub fn open(
     prefix: &[u8],
     choice: FormatChoice,
     column: Option<&str>,
+    solution_column: Option<&str>,
     task: Task,
 ) -> Result<Opened, FormatError> {
+    let bom = if prefix.starts_with(BOM) {
+        BOM.len()
+    } else {
+        0
+    };
+    let body = &prefix[bom..];
     let plain = |format| Opened {
         format,
         header: Vec::new(),
-        skip: 0,
+        skip: bom,
         first_line: 0,
+        note: None,
     };
-    let choice = match choice {
-        FormatChoice::Auto => detect(prefix, column),
-        chosen => chosen,
-    };
-    match choice {
-        FormatChoice::Auto | FormatChoice::Line => Ok(plain(Format::Line)),
-        FormatChoice::Grid if matches!(task, Task::Check { .. }) => {
-            Err(FormatError::CheckNeedsSolutions)
+    let (choice, note) = match choice {
+        FormatChoice::Auto => {
+            let detected = detect(prefix, column);
+            (detected.choice, detected.note)
         }
-        FormatChoice::Grid => Ok(plain(Format::Grid)),
+        chosen => (chosen, None),
+    };
+    let filters = task.filters();
+    let opened = match choice {
+        FormatChoice::Auto | FormatChoice::Line => plain(Format::Line),
+        FormatChoice::Grid if matches!(task, Task::Check { .. }) => {
+            return Err(FormatError::CheckNeedsSolutions)
+        }
+        FormatChoice::Grid if filters => return Err(FormatError::DedupeNeedsRecordLines),
+        FormatChoice::Grid => plain(Format::Grid),
         // An empty input has no header: there is nothing to answer, in any format.
-        FormatChoice::Csv if prefix.is_empty() => Ok(plain(Format::Line)),
+        FormatChoice::Csv if body.is_empty() => plain(Format::Line),
         FormatChoice::Csv => {
             // Blank and `#` lines before the header are skipped, like everywhere else.
             let mut start = 0;
-            while start < prefix.len() {
-                let end = line_end(prefix, start);
-                if !is_skipped(&prefix[start..end]) || end == prefix.len() {
+            while start < body.len() {
+                let end = line_end(body, start);
+                if !is_skipped(&body[start..end]) || end == body.len() {
                     break;
                 }
                 start = end;
             }
-            let end = match csv::first_row_end(&prefix[start..]) {
+            let end = match csv::first_row_end(&body[start..]) {
                 Some(end) => start + end,
-                None if prefix.len() < PEEK => prefix.len(),
+                None if prefix.len() < PEEK => body.len(),
                 None => return Err(FormatError::HeaderTooLong),
             };
-            let layout = csv::Layout::from_header(&prefix[start..end], column, task)?;
-            Ok(Opened {
+            let layout = csv::Layout::from_header(
+                &body[start..end],
+                &body[end..],
+                column,
+                solution_column,
+                task,
+            )?;
+            Opened {
                 header: layout.header().to_vec(),
-                skip: end,
-                first_line: count_line_ends(&prefix[..end]),
+                skip: bom + end,
+                first_line: count_line_ends(&body[..end]),
                 format: Format::Csv(layout),
-            })
+                note: None,
+            }
         }
-    }
+    };
+    Ok(Opened { note, ..opened })
 }
 
-/// Guesses the format from the start of the input: the first record line decides.
+/// What [`detect`] chose, and why when it was a close call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detected {
+    pub choice: FormatChoice,
+    pub note: Option<String>,
+}
+
+/// Chooses the format that explains the start of the input (up to [`PEEK`] bytes), never one
+/// line alone:
 ///
-/// - a line with a comma and a field named like a puzzle column (`puzzle`, `quizzes`, ..., or
-///   `column`, any case, quotes ignored): CSV with a header;
-/// - a line of 9 cells, or 9 cells separated by single spaces: grid;
-/// - anything else: line (so a line file that starts with garbage is still a line file).
-pub fn detect(prefix: &[u8], column: Option<&str>) -> FormatChoice {
-    let Some(first) = lines(prefix).find(|l| !is_skipped(l)) else {
-        return FormatChoice::Line;
+/// - CSV when the first record row is a header: none of its fields is a puzzle, and either one
+///   is named like a puzzle column (`puzzle`, `quizzes`, `question`, ..., or `column`, any case)
+///   or the next row has as many fields and one of them is an 81-cell puzzle;
+/// - otherwise grid or line, whichever explains more of the sampled record lines (a grid row is
+///   nine cells; a line record starts with 81 cells); ties go to line. A stray line of the other
+///   kind stays a malformed record of the chosen format, in place.
+///
+/// A byte-order mark is skipped. The note says what was weighed when the choice was not clear.
+pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
+    let body = prefix.strip_prefix(BOM).unwrap_or(prefix);
+    let chosen = |choice| Detected { choice, note: None };
+    // A sample cut at PEEK may end inside a line: that last piece is not judged.
+    let complete = if prefix.len() >= PEEK {
+        super::block::last_line_end(body).unwrap_or(body.len())
+    } else {
+        body.len()
     };
-    let trimmed = first.trim_ascii();
-    let names_puzzle = |field: &[u8]| {
+    let sample = &body[..complete];
+    let records: Vec<&[u8]> = lines(sample).filter(|l| !is_skipped(l)).collect();
+    let Some(first) = records.first() else {
+        return chosen(FormatChoice::Line);
+    };
+    if let Some(note) = csv_header(sample, column) {
+        return Detected {
+            choice: FormatChoice::Csv,
+            note,
+        };
+    }
+    let mut line_records = 0usize;
+    let mut grid_rows = 0usize;
+    for record in &records {
+        let text = record.trim_ascii();
+        if grid::parse_row(text).is_some() {
+            grid_rows += 1;
+        } else if super::line::parse_line(text).is_some_and(|p| p.is_ok()) {
+            line_records += 1;
+        }
+    }
+    let total = records.len();
+    let (choice, winner, loser) = if grid_rows > line_records {
+        (FormatChoice::Grid, grid_rows, line_records)
+    } else {
+        (FormatChoice::Line, line_records, grid_rows)
+    };
+    let name = if choice == FormatChoice::Grid {
+        "grid"
+    } else {
+        "line"
+    };
+    // Doubtful: the other reading has some evidence too, or most lines fit neither.
+    let note = (loser > 0 || 2 * winner < total).then(|| {
+        let first = String::from_utf8_lossy(&first[..first.len().min(40)]).into_owned();
+        format!(
+            "format: {name} (of the first {total} record lines, {line_records} start with an 81-cell \
+             puzzle and {grid_rows} are 9-cell grid rows; the first is {first:?}); \
+             choose another with --format"
+        )
+    });
+    Detected { choice, note }
+}
+
+/// Whether `sample` starts with a CSV header row (see [`detect`]): `Some(note)` if so, the note
+/// saying how the puzzle column was recognised when not by its name.
+fn csv_header(sample: &[u8], column: Option<&str>) -> Option<Option<String>> {
+    let mut reader = ::csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .comment(Some(b'#'))
+        .from_reader(sample);
+    let mut header = ::csv::ByteRecord::new();
+    reader.read_byte_record(&mut header).ok()?;
+    let is_puzzle = |field: &[u8]| crate::grid::Grid::parse(field.trim_ascii()).is_ok();
+    if header.iter().any(is_puzzle) {
+        return None;
+    }
+    let named = header.iter().any(|field| {
         let name = field.trim_ascii();
-        let name = name
-            .strip_prefix(b"\"")
-            .and_then(|n| n.strip_suffix(b"\""))
-            .unwrap_or(name);
         csv::PUZZLE_NAMES
             .iter()
             .copied()
             .chain(column)
             .any(|wanted| name.eq_ignore_ascii_case(wanted.as_bytes()))
-    };
-    if trimmed.contains(&b',') && trimmed.split(|&b| b == b',').any(names_puzzle) {
-        return FormatChoice::Csv;
+    });
+    if named {
+        return Some(None);
     }
-    if grid::parse_row(trimmed).is_some() {
-        return FormatChoice::Grid;
+    let mut row = ::csv::ByteRecord::new();
+    let has_row = matches!(reader.read_byte_record(&mut row), Ok(true));
+    if header.len() < 2 || !has_row || row.len() != header.len() {
+        return None;
     }
-    FormatChoice::Line
+    let i = row.iter().position(is_puzzle)?;
+    Some(Some(format!(
+        "format: csv (the first row names no puzzle column, but the next row has an 81-cell \
+         puzzle in column {:?})",
+        String::from_utf8_lossy(header.get(i).unwrap_or_default().trim_ascii())
+    )))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn choice(text: &[u8]) -> FormatChoice {
+        detect(text, None).choice
+    }
+
+    const P: &str =
+        "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+
     #[test]
     fn detect_formats() {
         let line = format!("# c\n\n{}\n", "1.3".repeat(27));
-        assert_eq!(detect(line.as_bytes(), None), FormatChoice::Line);
-        assert_eq!(detect(b"quizzes,solutions\n0043", None), FormatChoice::Csv);
-        assert_eq!(detect(b"id,\"Puzzle\",solution\n", None), FormatChoice::Csv);
-        assert_eq!(detect(b"n,grid\n", None), FormatChoice::Line);
-        assert_eq!(detect(b"n,grid\n", Some("grid")), FormatChoice::Csv);
-        assert_eq!(detect(b"garbage, here\n", None), FormatChoice::Line);
-        assert_eq!(detect(b"0 3 5 4 6 9 2 7 8\r\n", None), FormatChoice::Grid);
-        assert_eq!(detect(b"103000509\n", None), FormatChoice::Grid);
+        assert_eq!(choice(line.as_bytes()), FormatChoice::Line);
+        assert_eq!(choice(b"quizzes,solutions\n0043"), FormatChoice::Csv);
+        assert_eq!(choice(b"id,\"Puzzle\",solution\n"), FormatChoice::Csv);
+        assert_eq!(choice(b"n,grid\n"), FormatChoice::Line);
+        assert_eq!(detect(b"n,grid\n", Some("grid")).choice, FormatChoice::Csv);
+        assert_eq!(choice(b"garbage, here\n"), FormatChoice::Line);
+        assert_eq!(choice(b"0 3 5 4 6 9 2 7 8\r\n"), FormatChoice::Grid);
+        assert_eq!(choice(b"103000509\n"), FormatChoice::Grid);
         let line = format!("{},{}", "1".repeat(81), "2".repeat(81));
-        assert_eq!(detect(line.as_bytes(), None), FormatChoice::Line);
-        assert_eq!(detect(b"", None), FormatChoice::Line);
+        assert_eq!(choice(line.as_bytes()), FormatChoice::Line);
+        assert_eq!(choice(b""), FormatChoice::Line);
+        assert_eq!(choice(BOM), FormatChoice::Line);
+    }
+
+    #[test]
+    fn detection_weighs_the_sample_not_one_line() {
+        // A stray grid row before line records: line, with a note.
+        let text = format!("000000000\n{}", format!("{P}\n").repeat(20));
+        let d = detect(text.as_bytes(), None);
+        assert_eq!(d.choice, FormatChoice::Line);
+        assert!(d.note.unwrap().contains("20 start with an 81-cell puzzle"));
+        // A puzzle followed by a word is a line record, not a CSV header.
+        let text = format!("{P},sudoku\n{P}\n");
+        assert_eq!(choice(text.as_bytes()), FormatChoice::Line);
+        // Any header whose next row has an 81-cell field: CSV, whatever the column is called.
+        let text = format!("source,q,a,rating\nx,{P},,3\n");
+        let d = detect(text.as_bytes(), None);
+        assert_eq!(d.choice, FormatChoice::Csv);
+        assert!(d.note.unwrap().contains("\"q\""));
+        // sudoku-extreme's layout, with a byte-order mark.
+        let text = format!("\u{feff}source,question,answer,rating\nx,{P},,3\n");
+        assert_eq!(
+            detect(text.as_bytes(), None),
+            Detected {
+                choice: FormatChoice::Csv,
+                note: None
+            }
+        );
+        // Nine-row grids among a few bad lines: grid.
+        let grid = "530070000\n".repeat(9);
+        let text = format!("{grid}\n{grid}\nnot a row\n");
+        assert_eq!(choice(text.as_bytes()), FormatChoice::Grid);
+        // A sample cut inside a line does not judge the piece.
+        let mut text = format!("{P}\n").repeat(PEEK / 82 + 1).into_bytes();
+        text.truncate(PEEK);
+        assert_eq!(detect(&text, None).note, None);
+    }
+
+    #[test]
+    fn a_bom_is_skipped_in_every_format() {
+        let solve = Task::Solve { lexmin: false };
+        let text = format!("\u{feff}{P}\n");
+        let opened = open(text.as_bytes(), FormatChoice::Auto, None, None, solve).unwrap();
+        assert_eq!((opened.format.name(), opened.skip), ("line", 3));
+        let text = "\u{feff}id,puzzle\n1,x\n";
+        let opened = open(text.as_bytes(), FormatChoice::Auto, None, None, solve).unwrap();
+        assert_eq!(
+            (opened.format.name(), opened.skip, opened.first_line),
+            ("csv", 13, 1)
+        );
+        assert_eq!(opened.header, b"id,puzzle,solution,status\n");
+        let text = format!("\u{feff}{}", "530070000\n".repeat(9));
+        let opened = open(text.as_bytes(), FormatChoice::Auto, None, None, solve).unwrap();
+        assert_eq!((opened.format.name(), opened.skip), ("grid", 3));
     }
 
     #[test]
     fn open_reads_the_header_and_counts_its_lines() {
         let input = b"# made by hand\n\nid,puzzle\r\n1,...\n";
-        let opened = open(input, FormatChoice::Auto, None, Task::Count { limit: 2 }).unwrap();
+        let opened = open(
+            input,
+            FormatChoice::Auto,
+            None,
+            None,
+            Task::Count { limit: 2 },
+        )
+        .unwrap();
         assert_eq!(opened.format.name(), "csv");
-        assert_eq!(opened.header, b"id,puzzle,solutions,status\n");
+        assert_eq!(opened.header, b"id,puzzle,count,status\n");
         assert_eq!(&input[opened.skip..], b"1,...\n");
         assert_eq!(opened.first_line, 3);
     }
@@ -173,24 +348,30 @@ mod tests {
     fn task_and_format_rules_are_checked_at_open() {
         let check = Task::Check { unique: false };
         assert_eq!(
-            open(b"103000509\n", FormatChoice::Auto, None, check).unwrap_err(),
+            open(b"103000509\n", FormatChoice::Auto, None, None, check).unwrap_err(),
             FormatError::CheckNeedsSolutions
         );
         assert!(matches!(
-            open(b"id,puzzle\n", FormatChoice::Csv, None, check),
+            open(b"id,puzzle\n", FormatChoice::Csv, None, None, check),
             Err(FormatError::NoSolutionColumn { .. })
         ));
         assert!(matches!(
-            open(b"a,b\n", FormatChoice::Csv, None, Task::Count { limit: 2 }),
+            open(
+                b"a,b\n",
+                FormatChoice::Csv,
+                None,
+                None,
+                Task::Count { limit: 2 }
+            ),
             Err(FormatError::NoPuzzleColumn { .. })
         ));
         let long = vec![b'a'; PEEK];
         assert_eq!(
-            open(&long, FormatChoice::Csv, None, check).unwrap_err(),
+            open(&long, FormatChoice::Csv, None, None, check).unwrap_err(),
             FormatError::HeaderTooLong
         );
         assert_eq!(
-            open(b"", FormatChoice::Csv, None, check)
+            open(b"", FormatChoice::Csv, None, None, check)
                 .unwrap()
                 .format
                 .name(),

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _native
 
-__all__ = ["solve", "count", "check", "solve_file"]
+__all__ = ["solve", "count", "check", "canon", "rate", "dedupe", "solve_file"]
 __version__ = "0.1.0"
 
 Puzzles = Union[Sequence[Union[str, bytes]], "np.ndarray[Any, Any]"]
@@ -193,6 +193,75 @@ def check(
     return (verdicts, statuses) if with_status else verdicts
 
 
+def _records(puzzles: Puzzles, what: str) -> list:
+    array = _as_array(puzzles)
+    return _array_rows_as_text(array) if array is not None else _as_list(puzzles, what)
+
+
+def canon(
+    puzzles: Puzzles,
+    *,
+    threads: Optional[int] = None,
+    with_status: bool = False,
+) -> Any:
+    """The canonical (minlex) form of every puzzle: the same 81-digit ``str`` (``0`` blanks) for
+    every puzzle of one equivalence class (the 3,359,232 grid symmetries times the 9! digit
+    relabellings), different across classes: the lexicographically smallest string of the class.
+
+    Returns a ``list`` of ``str``, ``None`` where the puzzle is malformed or its givens clash.
+    With ``with_status=True``, returns ``(forms, statuses)``.
+    """
+    records = _records(puzzles, "puzzles")
+    answers, statuses = _native.run_list(
+        records, None, "canon", _threads(threads), False, 2, False, bool(with_status)
+    )
+    return (answers, statuses) if with_status else answers
+
+
+def rate(
+    puzzles: Puzzles,
+    *,
+    samples: int = 16,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    with_status: bool = False,
+) -> Any:
+    """A difficulty figure for every puzzle: the mean number of guesses of the engine's search
+    over ``samples`` random isomorphs of the puzzle, seeded by the puzzle's class and ``seed`` (so
+    the same on any machine, at any thread count, and for every isomorph of the puzzle). ``0.0``
+    means no guess was needed.
+
+    Returns a ``list`` of ``float``, ``None`` where the puzzle has no solution or is malformed.
+    With ``with_status=True``, returns ``(ratings, statuses)``.
+    """
+    samples = _int(samples, "samples", 1, 4096)
+    seed = _int(seed, "seed", 0, 2**64 - 1)
+    records = _records(puzzles, "puzzles")
+    answers, statuses = _native.run_list(
+        records, None, "rate", _threads(threads), False, 2, False, bool(with_status), samples, seed
+    )
+    return (answers, statuses) if with_status else answers
+
+
+def dedupe(
+    puzzles: Puzzles,
+    *,
+    exact: bool = False,
+    against: Optional[Puzzles] = None,
+    threads: Optional[int] = None,
+) -> List[bool]:
+    """Which records to keep: ``True`` for the first record of each equivalence class (with
+    ``exact=True``, of each distinct puzzle; ``.`` and ``0`` are both blank), ``False`` for later
+    ones and for any record equivalent to a record of ``against`` (for example a test split).
+    A malformed record is kept (``True``): it belongs to no class.
+
+    >>> df = df[sudoku_batch.dedupe(df["question"])]   # doctest: +SKIP
+    """
+    records = _records(puzzles, "puzzles")
+    other = None if against is None else _records(against, "against")
+    return _native.dedupe_list(records, other, _threads(threads), bool(exact))
+
+
 def solve_file(
     input: Union[str, "os.PathLike[str]"],
     output: Union[str, "os.PathLike[str]"],
@@ -206,18 +275,25 @@ def solve_file(
     threads: Optional[int] = None,
     max_messages: int = 20,
     shard: Optional[Tuple[int, int]] = None,
+    solution_column: Optional[str] = None,
+    samples: int = 16,
+    seed: int = 0,
+    exact: bool = False,
+    against: Optional[Union[str, "os.PathLike[str]"]] = None,
 ) -> Dict[str, Any]:
-    """Run the batch engine on a file, exactly as ``sudoku-batch solve|count|check`` does.
+    """Run the batch engine on a file, exactly as ``sudoku-batch TASK`` does.
 
     ``input`` is a file in the line, grid or CSV format (``format="auto"`` detects it);
     ``output`` is written atomically (a temporary file renamed into place when the run is
-    complete), with one answer per record in input order. ``task`` is ``"solve"``,
-    ``"count"`` (with ``limit``) or ``"check"`` (with ``unique``); ``column`` names a CSV
-    puzzle column. ``shard=(k, n)`` answers only part ``k`` of ``n`` (1-based), as the CLI's
-    ``--shard k/n`` does.
+    complete), with one answer per record in input order (CSV: every input column kept, result
+    columns appended). ``task`` is ``"solve"``, ``"count"`` (with ``limit``), ``"check"``
+    (with ``unique``), ``"canon"``, ``"rate"`` (with ``samples`` and ``seed``) or
+    ``"dedupe"`` (with ``exact`` and ``against``, another file); ``column`` names a CSV
+    puzzle column and ``solution_column`` its solution column. ``shard=(k, n)`` answers only
+    part ``k`` of ``n`` (1-based), as the CLI's ``--shard k/n`` does.
 
     Returns the run summary as a ``dict``: ``records``, ``solved``, ``unsolvable``,
-    ``invalid``, ``wrong``, ``unique``, ``multiple``, ``seconds``, ``puzzles_per_second``,
+    ``invalid``, ``wrong``, ``unique``, ``multiple``, ``duplicates``, ``seconds``, ``puzzles_per_second``,
     ``format``, ``threads``, ``messages`` (``(line, text)`` for the first ``max_messages`` bad
     records) and ``messages_not_shown``.
 
@@ -225,6 +301,8 @@ def solve_file(
     ``ValueError`` for an input that does not suit the task (for example no puzzle column).
     """
     limit = _int(limit, "limit", 1, 2**32 - 1)
+    samples = _int(samples, "samples", 1, 4096)
+    seed = _int(seed, "seed", 0, 2**64 - 1)
     max_messages = _int(max_messages, "max_messages", 0, 2**63 - 1)
     if shard is not None:
         if not isinstance(shard, tuple) or len(shard) != 2:
@@ -243,4 +321,9 @@ def solve_file(
         bool(unique),
         max_messages,
         shard,
+        solution_column,
+        samples,
+        seed,
+        bool(exact),
+        None if against is None else os.fspath(against),
     )

@@ -14,7 +14,13 @@ def run_list(
     limit: int,
     unique: bool,
     with_status: bool,
+    samples: int = 16,
+    seed: int = 0,
+    exact: bool = False,
 ) -> Tuple[List[Any], Optional[List[str]]]: ...
+def dedupe_list(
+    puzzles: List[Any], against: Optional[List[Any]], threads: int, exact: bool
+) -> List[bool]: ...
 def solve_array(
     puzzles: npt.NDArray[np.uint8], threads: int, lexmin: bool, with_status: bool
 ) -> Tuple[npt.NDArray[np.uint8], Optional[List[str]]]: ...
@@ -33,4 +39,9 @@ def run_file(
     unique: bool,
     max_messages: int,
     shard: Optional[Tuple[int, int]],
+    solution_column: Optional[str] = None,
+    samples: int = 16,
+    seed: int = 0,
+    exact: bool = False,
+    against: Optional[str] = None,
 ) -> Dict[str, Any]: ...

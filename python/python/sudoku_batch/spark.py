@@ -3,18 +3,20 @@
 Command line::
 
     python -m sudoku_batch.spark INPUT OUTDIR [--master URL] [--partitions N]
-        [--task solve|count|check] [--format auto|line|csv] [--column NAME]
-        [--lexmin] [--limit N] [--unique]
+        [--task solve|count|check|canon|rate] [--format auto|line|csv] [--column NAME]
+        [--lexmin] [--limit N] [--unique] [--samples K] [--seed S]
 
 INPUT is one file, a local path or any URL Spark reads (``hdfs://``, ``s3a://``). OUTDIR is
 written as Spark writes: part files which, concatenated in name order, hold one answer per record
 in input order.
 
 - Line input (one puzzle per line): each part file holds the CLI's line output for its records
-  (a solution, a count, or a status such as ``invalid: ...``), byte for byte what
+  (a solution, a count, a canonical form, a rating, or a status such as ``invalid: ...``),
+  byte for byte what
   ``sudoku-batch`` prints for the same lines.
 - CSV input (a header naming the puzzle column): each part file holds CSV rows with every input
-  column, in order, then the answer and ``status`` columns; the header row is written to
+  column, in order, then the answer and ``status`` columns (solve fills an existing
+  ``solution``/``solutions``/``answer`` column in place); the header row is written to
   ``OUTDIR/_header.csv`` (files starting with ``_`` are ignored by Spark's readers, and the name
   sorts before the part files, so ``cat OUTDIR/_header.csv OUTDIR/part-*`` is the whole table).
   Rows are read one per line: a quoted field with a line feed in it needs ``--multiline`` (which
@@ -34,7 +36,7 @@ from typing import Any, Iterator, Optional
 import sudoku_batch as sb
 from sudoku_batch import _native
 
-_OUTPUT_NAMES = {"solve": "solution", "count": "solutions", "check": "verified"}
+_OUTPUT_NAMES = {"solve": "solution", "count": "count", "check": "verified", "canon": "canonical", "rate": "rating"}
 
 
 def _task_threads(threads: Optional[int]) -> Optional[int]:
@@ -62,26 +64,35 @@ def answer_column(
     lexmin: bool = False,
     limit: int = 2,
     unique: bool = False,
+    samples: int = 16,
+    seed: int = 0,
     threads: Optional[int] = None,
 ) -> Any:
     """Returns `df` with the answer to the puzzles of `column` and their status.
 
     ``task="solve"`` adds a string column (``output``, default ``solution``; null where there is
-    none), ``"count"`` a long column (default ``solutions``; ``limit`` means "at least"),
+    none), ``"count"`` a long column (default ``count``; ``limit`` means "at least"),
     ``"check"`` a boolean column (default ``verified``) for the solutions in
-    ``solution_column``. ``status`` holds ``solved``/``ok``, ``unsolvable``, ``wrong: ...`` or
+    ``solution_column``, ``"canon"`` a string column (default ``canonical``), ``"rate"`` a
+    double column (default ``rating``; ``samples`` isomorphs, ``seed``). ``status`` holds ``solved``/``ok``, ``unsolvable``, ``wrong: ...`` or
     ``invalid: ...``. A column that already has the output's name is replaced in place; every
     other column is kept as it is. Runs inside ``mapInPandas``, so rows stay in their
     partitions and in order.
     """
-    from pyspark.sql.types import BooleanType, LongType, StringType, StructField, StructType
+    from pyspark.sql.types import BooleanType, DoubleType, LongType, StringType, StructField, StructType
 
     if task not in _OUTPUT_NAMES:
-        raise ValueError(f"task must be 'solve', 'count' or 'check', not {task!r}")
+        raise ValueError(f"task must be one of {sorted(_OUTPUT_NAMES)}, not {task!r}")
     if task == "check" and solution_column is None:
         raise ValueError("task='check' needs solution_column")
     out = output or _OUTPUT_NAMES[task]
-    out_type = {"solve": StringType(), "count": LongType(), "check": BooleanType()}[task]
+    out_type = {
+        "solve": StringType(),
+        "count": LongType(),
+        "check": BooleanType(),
+        "canon": StringType(),
+        "rate": DoubleType(),
+    }[task]
     fields = list(df.schema.fields)
     for name, kind in ((out, out_type), (status, StringType())):
         field = StructField(name, kind, True)
@@ -100,6 +111,10 @@ def answer_column(
                 answers, statuses = sb.solve(puzzles, threads=n, lexmin=lexmin, with_status=True)
             elif task == "count":
                 answers, statuses = sb.count(puzzles, limit=limit, threads=n, with_status=True)
+            elif task == "canon":
+                answers, statuses = sb.canon(puzzles, threads=n, with_status=True)
+            elif task == "rate":
+                answers, statuses = sb.rate(puzzles, samples=samples, seed=seed, threads=n, with_status=True)
             else:
                 solutions = pdf[solution_column].tolist()
                 answers, statuses = sb.check(puzzles, solutions, unique=unique, threads=n, with_status=True)
@@ -113,7 +128,16 @@ def solve_column(df: Any, column: str, **options: Any) -> Any:
     return answer_column(df, column, task="solve", **options)
 
 
-def answer_lines(df: Any, *, task: str = "solve", lexmin: bool = False, limit: int = 2, unique: bool = False) -> Any:
+def answer_lines(
+    df: Any,
+    *,
+    task: str = "solve",
+    lexmin: bool = False,
+    limit: int = 2,
+    unique: bool = False,
+    samples: int = 16,
+    seed: int = 0,
+) -> Any:
     """A DataFrame of line-format input lines (one string column, as ``spark.read.text``
     gives) to the CLI's output lines for its records, partition by partition, in order."""
 
@@ -124,7 +148,9 @@ def answer_lines(df: Any, *, task: str = "solve", lexmin: bool = False, limit: i
         for pdf in batches:
             lines = pdf.iloc[:, 0].tolist()
             text = ("\n".join(l if l is not None else "" for l in lines) + "\n").encode("utf-8", "surrogateescape")
-            out = _native.answer_lines(text, task, n or 0, bool(lexmin), int(limit), bool(unique))
+            out = _native.answer_lines(
+                text, task, n or 0, bool(lexmin), int(limit), bool(unique), int(samples), int(seed)
+            )
             text = out.decode("utf-8", "replace")
             yield pd.DataFrame({"value": text.split("\n")[:-1] if text else []})
 
@@ -180,7 +206,15 @@ def run(args: argparse.Namespace) -> None:
             raise SystemExit("sudoku_batch.spark: grid input is not supported; use the CLI with --shard")
         if fmt == "line":
             lines = spark.read.text(args.input)
-            answered = answer_lines(lines, task=args.task, lexmin=args.lexmin, limit=args.limit, unique=args.unique)
+            answered = answer_lines(
+                lines,
+                task=args.task,
+                lexmin=args.lexmin,
+                limit=args.limit,
+                unique=args.unique,
+                samples=args.samples,
+                seed=args.seed,
+            )
             answered.write.mode("errorifexists").text(args.output)
             return
         reader = spark.read.option("header", True).option("multiLine", args.multiline)
@@ -197,9 +231,13 @@ def run(args: argparse.Namespace) -> None:
             column,
             task=args.task,
             solution_column=solution_column,
+            # As the CLI does, solve fills an existing solution column in place.
+            output=solution_column if args.task == "solve" else None,
             lexmin=args.lexmin,
             limit=args.limit,
             unique=args.unique,
+            samples=args.samples,
+            seed=args.seed,
         )
         answered.write.mode("errorifexists").option("header", False).csv(args.output)
         import csv
@@ -216,18 +254,22 @@ def main(argv: Optional[list] = None) -> None:
     ap.add_argument("output", help="output directory (must not exist)")
     ap.add_argument("--master", help="Spark master URL, e.g. local[4] or spark://host:7077 (default: spark-submit's)")
     ap.add_argument("--partitions", type=int, help="read the input in about N partitions")
-    ap.add_argument("--task", choices=["solve", "count", "check"], default="solve")
+    ap.add_argument("--task", choices=["solve", "count", "check", "canon", "rate"], default="solve")
     ap.add_argument("--format", choices=["auto", "line", "csv"], default="auto")
     ap.add_argument("--column", help="CSV: the puzzle column")
     ap.add_argument("--multiline", action="store_true", help="CSV: quoted fields may hold line feeds")
     ap.add_argument("--lexmin", action="store_true", help="solve: the lexicographically smallest solution")
     ap.add_argument("--limit", type=int, default=2, help="count: stop at N solutions")
     ap.add_argument("--unique", action="store_true", help="check: also require a unique solution")
+    ap.add_argument("--samples", type=int, default=16, help="rate: isomorphs searched per puzzle")
+    ap.add_argument("--seed", type=int, default=0, help="rate: seed of the isomorphs")
     args = ap.parse_args(argv)
     if args.partitions is not None and args.partitions < 1:
         ap.error("--partitions must be at least 1")
     if args.limit < 1:
         ap.error("--limit must be at least 1")
+    if not 1 <= args.samples <= 4096:
+        ap.error("--samples must be from 1 to 4096")
     run(args)
 
 
