@@ -64,7 +64,7 @@ fn run_batch(command: &flags::Command) -> ExitCode {
         Input::Reader { name, .. } => name.clone(),
     };
     let progress = !common.quiet && std::io::stderr().is_terminal();
-    let mut console = Console::new(name, progress);
+    let mut console = Console::new(name, progress, common.quiet);
     let result = batch::run(&config, input, output, &mut console);
     console.finish();
     match result {
@@ -75,7 +75,7 @@ fn run_batch(command: &flags::Command) -> ExitCode {
                 common.quiet,
                 common.stats.is_some(),
             );
-            let failed = summary.tally.failed() > 0 && !common.exit_zero;
+            let failed = summary.failed() && !common.exit_zero;
             ExitCode::from(if failed { 1 } else { 0 })
         }
         Err(BatchError::OutputClosed) => ExitCode::SUCCESS,

@@ -12,7 +12,7 @@ mod common;
 fuzz_target!(|input: (u16, &[u8])| {
     let (at, data) = input;
     let task = Task::Solve { lexmin: false };
-    let layout = Layout::from_header(b"id,puzzle,solution\n", None, task).unwrap();
+    let layout = Layout::from_header(b"id,puzzle,solution\n", b"", None, None, task).unwrap();
     let format = Format::Csv(layout);
     common::check_format(&format, data, usize::from(at), b"");
     // csv-core's records (blank-looking ones included) against the scanner's rows.

@@ -242,6 +242,9 @@ fn run_list<'py>(
         exact,
     };
     let task = task(task_name, knobs)?;
+    if task.filters() {
+        return Err(PyValueError::new_err("dedupe over a list: use dedupe_list"));
+    }
     let n = puzzles.len();
     if let Some(s) = solutions {
         if s.len() != n {
@@ -507,6 +510,7 @@ fn run_file<'py>(
     d.set_item("unique", t.unique)?;
     d.set_item("multiple", t.multiple)?;
     d.set_item("duplicates", t.duplicates)?;
+    d.set_item("against_unread", summary.against_unread)?;
     d.set_item("seconds", summary.seconds)?;
     d.set_item("puzzles_per_second", summary.puzzles_per_second)?;
     d.set_item("format", summary.format)?;

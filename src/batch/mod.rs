@@ -134,6 +134,18 @@ pub struct Summary {
     pub threads: usize,
     /// Messages about bad records that were not handed to the observer.
     pub messages_not_shown: u64,
+    /// `dedupe --against`: records of the other file that could not be read (malformed), so
+    /// could not be compared against.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub against_unread: Option<u64>,
+}
+
+impl Summary {
+    /// Whether the run should end with exit status 1: a bad record in the input (or in the
+    /// file `dedupe --against` compared with).
+    pub fn failed(&self) -> bool {
+        self.tally.failed() > 0 || self.against_unread.unwrap_or(0) > 0
+    }
 }
 
 /// Why a run stopped (usage and I/O problems; bad records are not errors).
@@ -197,18 +209,21 @@ pub fn run(
             name: "nowhere".into(),
             writer: Box::new(io::sink()),
         };
+        // Its format and columns are detected on their own: it may be laid out differently.
         let pass = Config {
+            format: FormatChoice::Auto,
+            column: None,
+            solution_column: None,
             against: None,
             shard: None,
+            max_messages: 0,
             ..config.clone()
         };
-        run_once(
-            &pass,
-            Input::Path(against.clone()),
-            sink,
-            &mut Silent,
-            Some(seen),
-        )?;
+        let against = Input::Path(against.clone());
+        let loaded = run_once(&pass, against, sink, &mut Silent, Some(seen))?;
+        let mut summary = run_once(config, input, output, observer, Some(seen))?;
+        summary.against_unread = Some(loaded.tally.invalid);
+        return Ok(summary);
     }
     run_once(config, input, output, observer, seen.as_mut())
 }
@@ -268,6 +283,7 @@ fn run_once(
         format: opened.format.name(),
         threads,
         messages_not_shown: written.messages_not_shown,
+        against_unread: None,
     })
 }
 
@@ -279,7 +295,15 @@ fn open_records(
     config: &Config,
 ) -> Result<(Opened, Option<(u64, reader::Shard)>), BatchError> {
     let prefix = reader
-        .peek(formats::PEEK)
+        // Detection judges a sample, so a paused pipe must have given more than a line or two
+        // (a named format answers an interactive writer's first line at once).
+        .peek_lines(
+            formats::PEEK,
+            match config.format {
+                FormatChoice::Auto => 64,
+                _ => 1,
+            },
+        )
         .map_err(|source| BatchError::Read {
             name: name.to_string(),
             source,

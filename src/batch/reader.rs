@@ -167,7 +167,7 @@ impl<'a> Reader<'a> {
             records_before: false,
         };
         let Kind::Mapped { map, pos, end } = &mut self.kind else {
-            return Ok(self.peek(1)?.is_empty().then_some(empty));
+            return Ok(self.peek_lines(1, 1)?.is_empty().then_some(empty));
         };
         let (data, first) = (&map[..], *pos);
         let len = (data.len() - first) as u128;
@@ -183,8 +183,9 @@ impl<'a> Reader<'a> {
         }))
     }
 
-    /// The next `n` bytes without consuming them; fewer only at the end of the input.
-    pub fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+    /// The next `n` bytes without consuming them; fewer at the end of the input, or from a pipe
+    /// whose writer has paused once `lines` whole lines have come.
+    pub fn peek_lines(&mut self, n: usize, lines: usize) -> io::Result<&[u8]> {
         match &mut self.kind {
             Kind::Mapped { map, pos, end } => Ok(&map[*pos..(*pos + n).min(*end)]),
             Kind::Stream {
@@ -193,12 +194,15 @@ impl<'a> Reader<'a> {
                 eof,
                 idle,
             } => {
-                // A paused pipe with a whole line already is sample enough: an interactive
-                // writer gets its first answer without sending 64 KiB first.
-                while carry.len() < n
-                    && !*eof
-                    && !(*idle && memchr::memchr2(b'\n', b'\r', carry).is_some())
-                {
+                // A paused pipe with enough whole lines is sample enough: an interactive writer
+                // gets its first answer without sending 64 KiB first.
+                let enough = |carry: &[u8]| {
+                    memchr::memchr2_iter(b'\n', b'\r', carry)
+                        .take(lines)
+                        .count()
+                        >= lines
+                };
+                while carry.len() < n && !*eof && !(*idle && enough(carry)) {
                     (*eof, *idle) = fill(inner.as_mut(), carry, n - carry.len())?;
                 }
                 Ok(&carry[..n.min(carry.len())])
@@ -352,7 +356,7 @@ mod tests {
     #[test]
     fn peek_then_skip_on_a_stream() {
         let mut reader = Reader::from_stream(Box::new(io::Cursor::new(b"head\nrow\n".to_vec())), 4);
-        assert_eq!(reader.peek(100).unwrap(), b"head\nrow\n");
+        assert_eq!(reader.peek_lines(100, 1).unwrap(), b"head\nrow\n");
         reader.skip(5);
         assert_eq!(blocks(&mut reader, &Format::Line).concat(), b"row\n");
     }

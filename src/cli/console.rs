@@ -12,14 +12,16 @@ pub struct Console {
     /// The input's name, the prefix of every message.
     input: String,
     progress: bool,
+    quiet: bool,
     bar: Option<ProgressBar>,
 }
 
 impl Console {
-    pub fn new(input: String, progress: bool) -> Console {
+    pub fn new(input: String, progress: bool, quiet: bool) -> Console {
         Console {
             input,
             progress,
+            quiet,
             bar: None,
         }
     }
@@ -34,7 +36,7 @@ impl Console {
 
 impl Observer for Console {
     fn start(&mut self, input_bytes: Option<u64>, note: Option<&str>) {
-        if let Some(note) = note {
+        if let Some(note) = note.filter(|_| !self.quiet) {
             let _ = writeln!(std::io::stderr().lock(), "{}: {note}", self.input);
         }
         if !self.progress {
@@ -119,6 +121,13 @@ pub fn report(command: &str, s: &Summary, quiet: bool, json: bool) {
             "{line}; {:.3} s, {:.0} puzzles/s",
             s.seconds, s.puzzles_per_second
         );
+        if let Some(unread) = s.against_unread.filter(|&n| n > 0) {
+            let _ = writeln!(
+                err,
+                "sudoku-batch: --against: {unread} malformed records of that file could not be \
+                 compared against (check it with `sudoku-batch canon`)"
+            );
+        }
     }
     if json {
         let _ = writeln!(

@@ -65,6 +65,9 @@ pub enum Invalid {
     /// line so that the rows after it are still read.
     #[error("unterminated quote (the field was closed at the end of its line)")]
     UnterminatedQuote,
+    /// CSV: the row has more fields than the header, so its result columns would not line up.
+    #[error("the row has {fields} fields, the header {header}")]
+    LongRow { fields: usize, header: usize },
     /// A record handed over as a value that is not text (from Python: `None`, a number).
     #[error("not a puzzle string (str or bytes)")]
     NotText,

@@ -58,7 +58,8 @@ enum State {
 pub enum Event {
     /// A record (neither a blank line nor a comment) starts at this offset.
     Row(usize),
-    /// Offset just past a line feed that is not inside a quoted field: input may be cut here.
+    /// Offset just past a line end (an LF, or a lone CR with more bytes after it) that is not
+    /// inside a quoted field: input may be cut here.
     Cut(usize),
 }
 
@@ -100,7 +101,15 @@ impl Iterator for RowScan<'_> {
                         self.pos += 1;
                         return Some(Event::Cut(self.pos));
                     }
-                    b'\r' => self.pos += 1,
+                    b'\r' => {
+                        self.pos += 1;
+                        // A lone CR ends a line too (csv-core ends a row there). The CR of a CRLF
+                        // leaves the cut to its LF, and a CR that is the last byte may be the
+                        // first half of a CRLF whose LF has not been read: no cut there.
+                        if buf.get(self.pos).is_some_and(|&next| next != b'\n') {
+                            return Some(Event::Cut(self.pos));
+                        }
+                    }
                     b'#' => self.state = State::Comment,
                     _ => {
                         self.state = State::FieldStart;
@@ -158,7 +167,7 @@ impl Iterator for RowScan<'_> {
     }
 }
 
-/// Offset just past the line feed that ends the first row of `buf` (the header row).
+/// Offset just past the line end that ends the first row of `buf` (the header row).
 pub fn first_row_end(buf: &[u8]) -> Option<usize> {
     let mut seen_row = false;
     RowScan::new(buf).find_map(|e| match e {
@@ -170,7 +179,7 @@ pub fn first_row_end(buf: &[u8]) -> Option<usize> {
     })
 }
 
-/// Offset just past the last line feed of `buf` outside quoted fields (`buf` starts a row).
+/// Offset just past the last line end of `buf` outside quoted fields (`buf` starts a row).
 pub fn last_boundary(buf: &[u8]) -> Option<usize> {
     next_cuts(buf).last()
 }
@@ -225,10 +234,12 @@ impl Layout {
                 .iter()
                 .find_map(|w| names.iter().position(|n| n.eq_ignore_ascii_case(w)))
         };
+        // An exact match first, then one that differs in case only.
         let named = |name: &str| {
             names
                 .iter()
                 .position(|n| n == name)
+                .or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(name)))
                 .ok_or_else(|| FormatError::NoSuchColumn {
                     name: name.to_string(),
                     names: names.clone(),
@@ -237,20 +248,41 @@ impl Layout {
         let puzzle = match column {
             Some(name) => named(name)?,
             None => find(&PUZZLE_NAMES)
-                .or_else(|| first_puzzle_column(rest))
+                .or_else(|| first_puzzle_column(rest, names.len()))
                 .ok_or_else(|| FormatError::NoPuzzleColumn {
                     names: names.clone(),
                 })?,
         };
         let solution = match solution_column {
-            Some(name) => Some(named(name)?),
+            Some(name) => match named(name)? {
+                s if s == puzzle => {
+                    return Err(FormatError::SameColumn {
+                        name: name.to_string(),
+                    })
+                }
+                s => Some(s),
+            },
             None => find(&SOLUTION_NAMES).filter(|&s| s != puzzle),
         };
         if matches!(task, Task::Check { .. }) && solution.is_none() {
             return Err(FormatError::NoSolutionColumn { names });
         }
         let mut row = record.clone();
-        let mut added = |name: &[u8]| row.push_field(name);
+        // A result column never takes a name the input already has (`rating` in sudoku-extreme,
+        // `status` in an earlier output): it becomes `rating_2`, `status_2`, ...
+        let mut taken = names.clone();
+        let mut added = |name: &[u8]| {
+            let name = String::from_utf8_lossy(name).into_owned();
+            let fresh = (1..)
+                .map(|k| match k {
+                    1 => name.clone(),
+                    k => format!("{name}_{k}"),
+                })
+                .find(|n| !taken.iter().any(|t| t.eq_ignore_ascii_case(n)))
+                .expect("some suffix is free");
+            row.push_field(fresh.as_bytes());
+            taken.push(fresh);
+        };
         match task {
             Task::Solve { .. } if solution.is_none() => added(b"solution"),
             Task::Count { .. } => added(b"count"),
@@ -263,11 +295,15 @@ impl Layout {
         }
         let header = if task.filters() {
             // Dedupe keeps rows as they came, header included.
-            let mut out = header.trim_ascii_end().to_vec();
+            let ends = header
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\n' || b == b'\r');
+            let mut out = header[..header.len() - ends.count()].to_vec();
             out.push(b'\n');
             out
         } else {
-            row.push_field(b"status");
+            added(b"status");
             let mut out = writer(Vec::new());
             out.write_byte_record(&row).expect("writing to memory");
             out.into_inner().expect("writing to memory")
@@ -336,12 +372,7 @@ impl Layout {
         let mut value = Vec::new();
         let mut status = Vec::new();
         let solve_in_place = matches!(task, Task::Solve { .. }) && self.solution.is_some();
-        loop {
-            let before = input.len();
-            let Some(rec) = rdr.next(&mut input) else {
-                break;
-            };
-            let consumed = &block[block.len() - before..block.len() - input.len()];
+        while let Some(rec) = rdr.next(&mut input) {
             index += 1;
             let is_last = input.iter().all(|&b| b == b'\n' || b == b'\r');
             if rec.len() == 1 && rec.get(0).unwrap_or_default().trim_ascii().is_empty() {
@@ -350,14 +381,29 @@ impl Layout {
             let field = rec.get(self.puzzle);
             let outcome = if last_unterminated && is_last {
                 Outcome::Invalid(Invalid::UnterminatedQuote)
+            } else if rec.len() > self.width {
+                // Its fields would push the result columns out of line.
+                Outcome::Invalid(Invalid::LongRow {
+                    fields: rec.len(),
+                    header: self.width,
+                })
             } else {
                 self.outcome(field, &rec, task)
             };
             out.count(&outcome, || lines_before + rows.line_of(index));
             if task.filters() {
-                // The row as it came: what csv-core consumed for it, less the blank and comment
-                // lines before it and its line end.
-                out.bytes.extend_from_slice(raw_row(consumed));
+                // The row as it came: from where the row scanner saw it start to where csv-core
+                // finished reading it, less its line end.
+                rows.line_of(index);
+                let end = block.len() - input.len();
+                let row = &block[rows.counted.min(end)..end];
+                let keep = row.len()
+                    - row
+                        .iter()
+                        .rev()
+                        .take_while(|&&b| b == b'\n' || b == b'\r')
+                        .count();
+                out.bytes.extend_from_slice(&row[..keep]);
                 out.bytes.push(b'\n');
                 out.keep(&outcome);
                 continue;
@@ -417,31 +463,30 @@ impl Layout {
     }
 }
 
-/// The bytes of one row as they came, from what csv-core consumed to read it: less the line ends,
-/// blank lines and comments before it and its own line end.
-fn raw_row(consumed: &[u8]) -> &[u8] {
-    let mut start = 0;
-    loop {
-        let end = super::block::line_end(consumed, start);
-        if end >= consumed.len() || !super::block::is_skipped(&consumed[start..end]) {
+/// The puzzle column of a header that names none, found by the data: among the first rows of
+/// `rows` that have `width` fields, the first column whose value is an 81-cell puzzle with a
+/// blank (a full grid there is more likely a solution column), else any 81-cell value.
+pub fn first_puzzle_column(rows: &[u8], width: usize) -> Option<usize> {
+    let mut rdr = reader(rows);
+    let mut record = csv::ByteRecord::new();
+    let mut full = None;
+    for _ in 0..64 {
+        if !matches!(rdr.read_byte_record(&mut record), Ok(true)) {
             break;
         }
-        start = end;
+        if record.len() != width {
+            continue;
+        }
+        for (i, field) in record.iter().enumerate() {
+            if let Ok(grid) = Grid::parse(field.trim_ascii()) {
+                if grid.givens() < crate::grid::CELLS {
+                    return Some(i);
+                }
+                full = full.or(Some(i));
+            }
+        }
     }
-    let mut end = consumed.len();
-    while end > start && matches!(consumed[end - 1], b'\n' | b'\r') {
-        end -= 1;
-    }
-    &consumed[start..end]
-}
-
-/// The first column of the first row of `rows` whose value is an 81-cell puzzle.
-fn first_puzzle_column(rows: &[u8]) -> Option<usize> {
-    let mut record = csv::ByteRecord::new();
-    reader(rows).read_byte_record(&mut record).ok()?;
-    record
-        .iter()
-        .position(|f| Grid::parse(f.trim_ascii()).is_ok())
+    full
 }
 
 /// Drives `csv_core` over a block, reusing its field buffers from row to row.
@@ -655,7 +700,7 @@ mod tests {
             text,
             format!(
                 "\"a,b\",{puzzle},{solution},7,solved\nshort,{puzzle},{solution},,solved\n\
-                 x,bad,,1,extra,\"invalid: expected 81 cells, found 3\"\n"
+                 x,bad,,1,extra,\"invalid: the row has 5 fields, the header 4\"\n"
             )
         );
     }

@@ -41,6 +41,8 @@ pub enum FormatError {
         csv::SOLUTION_NAMES
     )]
     NoSolutionColumn { names: Vec<String> },
+    #[error("--solution-column {name:?} names the puzzle column")]
+    SameColumn { name: String },
     #[error("dedupe needs records on lines (line or CSV format), not grids")]
     DedupeNeedsRecordLines,
 }
@@ -187,22 +189,19 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         }
     }
     let total = records.len();
-    let (choice, winner, loser) = if grid_rows > line_records {
-        (FormatChoice::Grid, grid_rows, line_records)
+    // Records, not lines, are weighed: nine grid rows make one grid.
+    let grid = grid_rows > 9 * line_records;
+    let (choice, name, explained, other) = if grid {
+        (FormatChoice::Grid, "grid", grid_rows, line_records)
     } else {
-        (FormatChoice::Line, line_records, grid_rows)
-    };
-    let name = if choice == FormatChoice::Grid {
-        "grid"
-    } else {
-        "line"
+        (FormatChoice::Line, "line", line_records, grid_rows)
     };
     // Doubtful: the other reading has some evidence too, or most lines fit neither.
-    let note = (loser > 0 || 2 * winner < total).then(|| {
+    let note = (other > 0 || 2 * explained < total).then(|| {
         let first = String::from_utf8_lossy(&first[..first.len().min(40)]).into_owned();
         format!(
-            "format: {name} (of the first {total} record lines, {line_records} start with an 81-cell \
-             puzzle and {grid_rows} are 9-cell grid rows; the first is {first:?}); \
+            "format: {name} (of the first {total} record lines, {line_records} start with an \
+             81-cell puzzle and {grid_rows} are 9-cell grid rows; the first is {first:?}); \
              choose another with --format"
         )
     });
@@ -212,14 +211,25 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
 /// Whether `sample` starts with a CSV header row (see [`detect`]): `Some(note)` if so, the note
 /// saying how the puzzle column was recognised when not by its name.
 fn csv_header(sample: &[u8], column: Option<&str>) -> Option<Option<String>> {
+    // Blank and comment lines before the header are skipped as `open` skips them.
+    let mut start = 0;
+    while start < sample.len() {
+        let end = line_end(sample, start);
+        if !is_skipped(&sample[start..end]) {
+            break;
+        }
+        start = end;
+    }
     let mut reader = ::csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .comment(Some(b'#'))
-        .from_reader(sample);
+        .from_reader(&sample[start..]);
     let mut header = ::csv::ByteRecord::new();
     reader.read_byte_record(&mut header).ok()?;
+    let after_header = start + reader.position().byte() as usize;
     let is_puzzle = |field: &[u8]| crate::grid::Grid::parse(field.trim_ascii()).is_ok();
+    // A puzzle in it makes it a record.
     if header.iter().any(is_puzzle) {
         return None;
     }
@@ -231,18 +241,33 @@ fn csv_header(sample: &[u8], column: Option<&str>) -> Option<Option<String>> {
             .chain(column)
             .any(|wanted| name.eq_ignore_ascii_case(wanted.as_bytes()))
     });
-    if named {
-        return Some(None);
-    }
+    // The rows after it: how many have its width (and whether one holds a puzzle), how many
+    // look like line records instead (another width, a puzzle first).
+    let (mut same, mut other, mut line_like, mut found) = (0usize, 0usize, 0usize, false);
     let mut row = ::csv::ByteRecord::new();
-    let has_row = matches!(reader.read_byte_record(&mut row), Ok(true));
-    if header.len() < 2 || !has_row || row.len() != header.len() {
+    for _ in 0..64 {
+        if !matches!(reader.read_byte_record(&mut row), Ok(true)) {
+            break;
+        }
+        if row.len() == header.len() {
+            same += 1;
+            found |= row.iter().any(is_puzzle);
+        } else {
+            other += 1;
+            line_like += usize::from(row.get(0).is_some_and(is_puzzle));
+        }
+    }
+    if named {
+        // A named title line before line records is not a header.
+        return (line_like <= same).then_some(None);
+    }
+    // Unnamed, one field is no evidence of CSV (a title line).
+    if header.len() < 2 || !found || other > same {
         return None;
     }
-    let i = row.iter().position(is_puzzle)?;
+    let i = csv::first_puzzle_column(&sample[after_header..], header.len())?;
     Some(Some(format!(
-        "format: csv (the first row names no puzzle column, but the next row has an 81-cell \
-         puzzle in column {:?})",
+        "format: csv (the header names no puzzle column, but column {:?} holds 81-cell puzzles)",
         String::from_utf8_lossy(header.get(i).unwrap_or_default().trim_ascii())
     )))
 }

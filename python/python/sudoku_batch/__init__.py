@@ -293,7 +293,8 @@ def solve_file(
     part ``k`` of ``n`` (1-based), as the CLI's ``--shard k/n`` does.
 
     Returns the run summary as a ``dict``: ``records``, ``solved``, ``unsolvable``,
-    ``invalid``, ``wrong``, ``unique``, ``multiple``, ``duplicates``, ``seconds``, ``puzzles_per_second``,
+    ``invalid``, ``wrong``, ``unique``, ``multiple``, ``duplicates``, ``against_unread`` (dedupe
+    with ``against``: malformed records of that file, else ``None``), ``seconds``, ``puzzles_per_second``,
     ``format``, ``threads``, ``messages`` (``(line, text)`` for the first ``max_messages`` bad
     records) and ``messages_not_shown``.
 

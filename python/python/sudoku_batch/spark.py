@@ -39,6 +39,15 @@ from sudoku_batch import _native
 _OUTPUT_NAMES = {"solve": "solution", "count": "count", "check": "verified", "canon": "canonical", "rate": "rating"}
 
 
+def _fresh(name: str, taken: Any) -> str:
+    """`name`, or `name_2`, `name_3`, ... if the input already has a column of that name."""
+    lower = {t.lower() for t in taken}
+    k = 1
+    while (name if k == 1 else f"{name}_{k}").lower() in lower:
+        k += 1
+    return name if k == 1 else f"{name}_{k}"
+
+
 def _task_threads(threads: Optional[int]) -> Optional[int]:
     """Threads for one Spark task: the task's CPUs (Spark runs tasks side by side on an
     executor's cores), unless given."""
@@ -118,6 +127,9 @@ def answer_column(
             else:
                 solutions = pdf[solution_column].tolist()
                 answers, statuses = sb.check(puzzles, solutions, unique=unique, threads=n, with_status=True)
+            if task == "solve" and out in pdf.columns:
+                # Filled in place, as the CLI does: a row without an answer keeps its value.
+                answers = [a if a is not None else old for a, old in zip(answers, pdf[out])]
             yield pdf.assign(**{out: answers, status: statuses})[[f.name for f in fields]]
 
     return df.mapInPandas(answer_batches, schema)
@@ -231,8 +243,11 @@ def run(args: argparse.Namespace) -> None:
             column,
             task=args.task,
             solution_column=solution_column,
-            # As the CLI does, solve fills an existing solution column in place.
-            output=solution_column if args.task == "solve" else None,
+            # As the CLI does: solve fills an existing solution column in place, and any other
+            # result column takes a name the input does not have (`rating_2` beside sudoku-extreme's
+            # own `rating`).
+            output=solution_column if args.task == "solve" else _fresh(_OUTPUT_NAMES[args.task], df.columns),
+            status=_fresh("status", df.columns),
             lexmin=args.lexmin,
             limit=args.limit,
             unique=args.unique,
