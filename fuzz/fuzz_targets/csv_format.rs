@@ -3,7 +3,7 @@
 //! boundary changes nothing; the row scanner that places cuts and numbers lines sees exactly
 //! the records csv-core reads.
 use libfuzzer_sys::fuzz_target;
-use sudoku_batch::formats::csv::{Event, Layout, RowScan};
+use sudoku_batch::formats::csv::{comments_end_at_cr, Event, Layout, RowScan};
 use sudoku_batch::formats::{Format, Task};
 
 #[path = "common.rs"]
@@ -15,12 +15,14 @@ fuzz_target!(|input: (u16, &[u8])| {
     let layout = Layout::from_header(b"id,puzzle,solution\n", b"", None, None, task).unwrap();
     let format = Format::Csv(layout);
     common::check_format(&format, data, usize::from(at), b"");
-    // csv-core's records (blank-looking ones included) against the scanner's rows.
+    // csv-core's records (blank-looking ones included) against the scanner's rows, on the bytes
+    // csv-core is given (comments ended at a lone CR).
+    let fed = comments_end_at_cr(data);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .comment(Some(b'#'))
-        .from_reader(data);
+        .from_reader(&*fed);
     let mut record = csv::ByteRecord::new();
     let (mut records, mut last_is_empty) = (0, false);
     while reader.read_byte_record(&mut record).unwrap_or(false) {

@@ -61,6 +61,8 @@ pub enum Event {
     /// Offset just past a line end (an LF, or a lone CR with more bytes after it) that is not
     /// inside a quoted field: input may be cut here.
     Cut(usize),
+    /// The offset of a lone CR that ends a comment line.
+    CommentCr(usize),
 }
 
 impl<'a> RowScan<'a> {
@@ -153,13 +155,28 @@ impl Iterator for RowScan<'_> {
                         self.state = State::Unquoted;
                     }
                 }
-                // csv-core ends a comment at a line feed only (a CR inside it is part of it).
+                // A comment ends at a line end, a lone CR included. csv-core ends comments at LF
+                // only: [`comments_end_at_cr`] hands it those CRs as LFs.
                 State::Comment => {
-                    let Some(i) = memchr::memchr(b'\n', &buf[self.pos..]) else {
+                    let Some(i) = memchr::memchr2(b'\n', b'\r', &buf[self.pos..]) else {
                         self.pos = buf.len();
                         return None;
                     };
                     self.pos += i;
+                    if buf[self.pos] == b'\r' {
+                        match buf.get(self.pos + 1) {
+                            Some(b'\n') => self.pos += 1,
+                            Some(_) => {
+                                self.state = State::RecordStart;
+                                return Some(Event::CommentCr(self.pos));
+                            }
+                            // Maybe the first half of a CRLF whose LF has not been read.
+                            None => {
+                                self.pos = buf.len();
+                                return None;
+                            }
+                        }
+                    }
                     self.state = State::RecordStart;
                 }
             }
@@ -176,6 +193,7 @@ pub fn first_row_end(buf: &[u8]) -> Option<usize> {
             None
         }
         Event::Cut(c) => seen_row.then_some(c),
+        Event::CommentCr(_) => None,
     })
 }
 
@@ -188,8 +206,32 @@ pub fn last_boundary(buf: &[u8]) -> Option<usize> {
 pub fn next_cuts(buf: &[u8]) -> impl Iterator<Item = usize> + '_ {
     RowScan::new(buf).filter_map(|e| match e {
         Event::Cut(c) => Some(c),
-        Event::Row(_) => None,
+        Event::Row(_) | Event::CommentCr(_) => None,
     })
+}
+
+/// `block` as csv-core must read it: csv-core ends a comment line at LF only, this engine at any
+/// line end, so a lone CR that ends a comment becomes an LF (the same length: offsets and line
+/// numbers hold). Borrowed unless there is such a CR.
+pub fn comments_end_at_cr(block: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    use std::borrow::Cow;
+    if memchr::memchr(b'#', block).is_none() {
+        return Cow::Borrowed(block);
+    }
+    let mut crs = RowScan::new(block)
+        .filter_map(|e| match e {
+            Event::CommentCr(at) => Some(at),
+            _ => None,
+        })
+        .peekable();
+    if crs.peek().is_none() {
+        return Cow::Borrowed(block);
+    }
+    let mut owned = block.to_vec();
+    for at in crs {
+        owned[at] = b'\n';
+    }
+    Cow::Owned(owned)
 }
 
 fn reader(data: &[u8]) -> csv::Reader<&[u8]> {
@@ -203,6 +245,9 @@ fn reader(data: &[u8]) -> csv::Reader<&[u8]> {
 fn writer(buf: Vec<u8>) -> csv::Writer<Vec<u8>> {
     csv::WriterBuilder::new()
         .flexible(true)
+        // A field that starts a row with `#` is quoted, or reading the output back would take
+        // the row for a comment.
+        .comment(Some(b'#'))
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(buf)
 }
@@ -224,6 +269,10 @@ impl Layout {
             Ok(true) => {}
             Ok(false) => return Err(FormatError::NoHeader),
             Err(e) => return Err(FormatError::UnreadableHeader(e.to_string())),
+        }
+        // A puzzle is never a column name: the input has no header (its first puzzle would be lost).
+        if record.iter().any(|f| Grid::parse(f.trim_ascii()).is_ok()) {
+            return Err(FormatError::NoHeader);
         }
         let names: Vec<String> = record
             .iter()
@@ -328,6 +377,7 @@ impl Layout {
     /// of its physical line instead: that row is `invalid: unterminated quote ...` and the rows
     /// after it are read as rows. No row is lost.
     pub fn process(&self, block: &[u8], task: Task, out: &mut BlockOut) {
+        let block = &*comments_end_at_cr(block);
         let (mut start, mut lines_before) = (0, 0);
         loop {
             let rest = &block[start..];
@@ -581,7 +631,7 @@ impl<'a> Rows<'a> {
         while self.seen < index {
             let Some(start) = self.scan.find_map(|e| match e {
                 Event::Row(start) => Some(start),
-                Event::Cut(_) => None,
+                Event::Cut(_) | Event::CommentCr(_) => None,
             }) else {
                 break;
             };
@@ -608,10 +658,15 @@ mod tests {
         assert_eq!(last_boundary(b"1,a\"b\n2,\"x\ny\"\n3"), Some(14));
         // A doubled quote stays inside; a lone CR ends a row but is no cut point.
         assert_eq!(last_boundary(b"1,\"a\"\"\nb\"\r2,c\n3"), Some(14));
+        // A comment ends at a lone CR too: here `"b` is a row, whose quote runs to the end.
+        assert_eq!(last_boundary(b"a\r# \"\r\"b\nc\n"), Some(6));
         assert_eq!(
-            last_boundary(b"a\r# \"\r\"b\nc\n"),
-            Some(11),
-            "a comment ends at LF only"
+            &*comments_end_at_cr(b"a\r# \"\r\"b\nc\n"),
+            b"a\r# \"\n\"b\nc\n"
+        );
+        assert_eq!(
+            &*comments_end_at_cr(b"# c\r\nx,\"#\r\"\n"),
+            b"# c\r\nx,\"#\r\"\n"
         );
         assert_eq!(first_row_end(b"# c\"\n\nid,puzzle\n1"), Some(16));
     }

@@ -25,7 +25,7 @@ pub enum FormatError {
     CheckNeedsSolutions,
     #[error("the CSV header row is longer than 64 KiB")]
     HeaderTooLong,
-    #[error("the CSV input has no header row")]
+    #[error("the CSV input has no header row (a first row holding a puzzle is not a header)")]
     NoHeader,
     #[error("cannot read the CSV header: {0}")]
     UnreadableHeader(String),
