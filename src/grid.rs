@@ -9,6 +9,21 @@ use std::fmt;
 /// Number of cells in a grid.
 pub const CELLS: usize = 81;
 
+/// The 27 units as cell indices: rows 1-9, then columns 1-9, then boxes 1-9 (each box's cells in
+/// row-major order).
+pub const UNITS: [[u8; 9]; 27] = {
+    let mut units = [[0u8; 9]; 27];
+    let mut cell = 0;
+    while cell < CELLS {
+        let (r, c) = (cell / 9, cell % 9);
+        units[r][c] = cell as u8;
+        units[9 + c][r] = cell as u8;
+        units[18 + r / 3 * 3 + c / 3][(r % 3) * 3 + c % 3] = cell as u8;
+        cell += 1;
+    }
+    units
+};
+
 /// A 9x9 grid; `0` marks a blank cell.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Grid {
@@ -214,6 +229,18 @@ impl std::str::FromStr for Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn units_cover_every_cell_three_times() {
+        let mut seen = [0; CELLS];
+        for unit in UNITS.iter() {
+            for &c in unit {
+                seen[c as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 3));
+        assert_eq!(UNITS[18 + 4], [30, 31, 32, 39, 40, 41, 48, 49, 50]);
+    }
 
     #[test]
     fn parse_accepts_dots_and_zeros() {

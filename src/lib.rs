@@ -45,6 +45,7 @@ pub mod dataset;
 pub mod formats;
 pub mod generate;
 pub mod grid;
+mod rng;
 pub mod solver;
 
 pub use grid::{Grid, ParseError};

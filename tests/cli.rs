@@ -13,7 +13,7 @@ fn bin() -> Command {
 }
 
 fn sample() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt")
+    common::shipped("sample.txt")
 }
 
 /// The 20 shipped sample puzzles (all with one solution).

@@ -6,22 +6,15 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sudoku-batch"))
 }
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data")
-        .join(name)
-}
-
 /// Puzzles shipped in `data/`, as 81-character lines with `.` blanks.
 fn shipped(n: usize) -> Vec<String> {
-    let mut puzzles = common::puzzle_texts(&data("generated_unique25_2000.txt"));
+    let mut puzzles = common::puzzle_texts(&common::shipped("generated_unique25_2000.txt"));
     puzzles.truncate(n);
     puzzles
 }
@@ -586,7 +579,7 @@ fn dedupe_refuses_grids_and_shards() {
 fn rate_is_the_same_at_any_thread_count_and_for_isomorphs() {
     let mut puzzles = shipped(40);
     puzzles.extend(
-        common::puzzle_texts(&data("generated_minimal_2000.txt"))
+        common::puzzle_texts(&common::shipped("generated_minimal_2000.txt"))
             .into_iter()
             .take(39),
     );
@@ -611,7 +604,7 @@ fn rate_is_the_same_at_any_thread_count_and_for_isomorphs() {
     let reseeded = rate(&["rate", "--samples", "4", "--seed", "9"], input.as_bytes());
     assert_ne!(one, reseeded, "another seed, other isomorphs");
     // CSV: rating and singles columns; the easy set is solved by singles alone.
-    let easy = common::puzzle_texts(&data("generated_easy_2000.txt"));
+    let easy = common::puzzle_texts(&common::shipped("generated_easy_2000.txt"));
     let table = format!("puzzle\n{}\n{HARD}\n", easy[0]);
     let rows = read_csv(rate(&["rate"], table.as_bytes()).as_bytes());
     assert_eq!(rows[0], ["puzzle", "rating", "singles", "status"]);

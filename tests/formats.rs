@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-
 use assert_cmd::Command;
 use sudoku_batch::Grid;
 
@@ -13,21 +11,15 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sudoku-batch"))
 }
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data")
-        .join(name)
-}
-
 /// (puzzle, solution) pairs of the shipped sample, solutions from the binary (checked below).
 fn sample_pairs() -> Vec<(String, String)> {
     let run = bin()
         .args(["solve", "-q"])
-        .arg(data("sample.txt"))
+        .arg(common::shipped("sample.txt"))
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(0));
-    let puzzles = common::puzzle_texts(&data("sample.txt"));
+    let puzzles = common::puzzle_texts(&common::shipped("sample.txt"));
     let pairs: Vec<(String, String)> = puzzles
         .into_iter()
         .zip(
@@ -91,14 +83,14 @@ const CLASSIC_LEXMIN_OUT: &str = "\
 fn classic_task_with_spaces_byte_for_byte() {
     bin()
         .args(["solve", "-q"])
-        .arg(data("classic_spaces.txt"))
+        .arg(common::shipped("classic_spaces.txt"))
         .assert()
         .code(0)
         .stdout(CLASSIC_SPACES_OUT);
     // Detected without --format, and the same from stdin with the format named.
     bin()
         .args(["solve", "-q", "--format", "grid", "-"])
-        .write_stdin(std::fs::read(data("classic_spaces.txt")).unwrap())
+        .write_stdin(std::fs::read(common::shipped("classic_spaces.txt")).unwrap())
         .assert()
         .code(0)
         .stdout(CLASSIC_SPACES_OUT);
@@ -108,7 +100,7 @@ fn classic_task_with_spaces_byte_for_byte() {
 fn classic_variant_lexmin_byte_for_byte() {
     bin()
         .args(["solve", "-q", "--lexmin"])
-        .arg(data("classic_lexmin.txt"))
+        .arg(common::shipped("classic_lexmin.txt"))
         .assert()
         .code(0)
         .stdout(CLASSIC_LEXMIN_OUT);

@@ -14,7 +14,7 @@ fn bin() -> Command {
 }
 
 fn sample() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt")
+    common::shipped("sample.txt")
 }
 
 fn entries(dir: &Path) -> Vec<String> {

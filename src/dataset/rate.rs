@@ -15,7 +15,8 @@
 
 use super::canon::canonical;
 use super::symmetry::Transform;
-use crate::grid::{Grid, CELLS};
+use crate::grid::{Grid, CELLS, UNITS};
+use crate::rng::SplitMix64;
 use crate::solver;
 
 /// The difficulty figure of one puzzle.
@@ -62,30 +63,10 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The splitmix64 finaliser: spreads nearby seeds over the whole range.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+/// One step of the crate's SplitMix64 from state `z`: spreads nearby seeds over the whole range.
+fn mix(z: u64) -> u64 {
+    SplitMix64(z).next_u64()
 }
-
-/// The 27 units (rows, columns, boxes) as cell indices.
-const UNITS: [[u8; 9]; 27] = {
-    let mut units = [[0u8; 9]; 27];
-    let mut i = 0;
-    while i < 9 {
-        let mut k = 0;
-        while k < 9 {
-            units[i][k] = (i * 9 + k) as u8;
-            units[9 + i][k] = (k * 9 + i) as u8;
-            units[18 + i][k] = ((i / 3 * 3 + k / 3) * 9 + i % 3 * 3 + k % 3) as u8;
-            k += 1;
-        }
-        i += 1;
-    }
-    units
-};
 
 /// Whether naked singles (a cell with one candidate) and hidden singles (a digit with one place
 /// in a unit), applied until nothing changes, fill the grid. Deliberately plain: it is a

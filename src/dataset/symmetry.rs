@@ -8,6 +8,7 @@
 //! grids, and keeps the number of solutions.
 
 use crate::grid::{Grid, CELLS};
+use crate::rng::SplitMix64;
 
 /// One element of the Sudoku symmetry group. Applied to a grid `g`, output cell `(r, c)` holds
 /// `digits[s(rows[r], cols[c])]`, where `s(i, j)` is `g(i, j)`, or `g(j, i)` when `transpose`.
@@ -86,7 +87,7 @@ impl Transform {
         let mut rng = SplitMix64(rng_state);
         let mut perm3 = || {
             let mut p = [0u8, 1, 2];
-            rng.shuffle(&mut p);
+            shuffle(&mut rng, &mut p);
             p
         };
         let bands = perm3();
@@ -94,7 +95,7 @@ impl Transform {
         let stacks = perm3();
         let cols_in_stack = [perm3(), perm3(), perm3()];
         let mut digits = [1u8, 2, 3, 4, 5, 6, 7, 8, 9];
-        rng.shuffle(&mut digits);
+        shuffle(&mut rng, &mut digits);
         let transpose = rng.next_u64() >> 63 == 1;
         Transform::new(
             transpose,
@@ -153,27 +154,12 @@ impl Default for Transform {
     }
 }
 
-/// The splitmix64 generator (Steele, Lea and Flood): tiny, fast, and good enough for shuffles.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` by multiply-shift (bias below 2^-60 for these tiny `n`).
-    fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
-
-    fn shuffle(&mut self, items: &mut [u8]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
+/// A Fisher-Yates shuffle drawing from the crate's SplitMix64 (each index by multiply-shift,
+/// bias below 2^-60 for these tiny lengths).
+fn shuffle(rng: &mut SplitMix64, items: &mut [u8]) {
+    for i in (1..items.len()).rev() {
+        let below = ((u128::from(rng.next_u64()) * (i as u128 + 1)) >> 64) as usize;
+        items.swap(i, below);
     }
 }
 

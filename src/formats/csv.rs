@@ -344,11 +344,7 @@ impl Layout {
         }
         let header = if task.filters() {
             // Dedupe keeps rows as they came, header included.
-            let ends = header
-                .iter()
-                .rev()
-                .take_while(|&&b| b == b'\n' || b == b'\r');
-            let mut out = header[..header.len() - ends.count()].to_vec();
+            let mut out = without_line_end(header).to_vec();
             out.push(b'\n');
             out
         } else {
@@ -446,14 +442,8 @@ impl Layout {
                 // finished reading it, less its line end.
                 rows.line_of(index);
                 let end = block.len() - input.len();
-                let row = &block[rows.counted.min(end)..end];
-                let keep = row.len()
-                    - row
-                        .iter()
-                        .rev()
-                        .take_while(|&&b| b == b'\n' || b == b'\r')
-                        .count();
-                out.bytes.extend_from_slice(&row[..keep]);
+                out.bytes
+                    .extend_from_slice(without_line_end(&block[rows.counted.min(end)..end]));
                 out.bytes.push(b'\n');
                 out.keep(&outcome);
                 continue;
@@ -511,6 +501,12 @@ impl Layout {
         };
         answer(task, &puzzle, solution)
     }
+}
+
+/// `row` less the line end (CR and LF bytes) it finishes with.
+fn without_line_end(row: &[u8]) -> &[u8] {
+    let ends = row.iter().rev().take_while(|&&b| b == b'\n' || b == b'\r');
+    &row[..row.len() - ends.count()]
 }
 
 /// The puzzle column of a header that names none, found by the data: among the first rows of

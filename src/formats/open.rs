@@ -107,15 +107,7 @@ pub fn open(
         // An empty input has no header: there is nothing to answer, in any format.
         FormatChoice::Csv if body.is_empty() => plain(Format::Line),
         FormatChoice::Csv => {
-            // Blank and `#` lines before the header are skipped, like everywhere else.
-            let mut start = 0;
-            while start < body.len() {
-                let end = line_end(body, start);
-                if !is_skipped(&body[start..end]) || end == body.len() {
-                    break;
-                }
-                start = end;
-            }
+            let start = header_start(body);
             let end = match csv::first_row_end(&body[start..]) {
                 Some(end) => start + end,
                 None if prefix.len() < PEEK => body.len(),
@@ -138,6 +130,20 @@ pub fn open(
         }
     };
     Ok(Opened { note, ..opened })
+}
+
+/// Where a CSV header row starts in `buf`: blank and `#` lines before it are skipped, like
+/// everywhere else (the last line is never skipped, so a header-less input still has one).
+fn header_start(buf: &[u8]) -> usize {
+    let mut start = 0;
+    while start < buf.len() {
+        let end = line_end(buf, start);
+        if !is_skipped(&buf[start..end]) || end == buf.len() {
+            break;
+        }
+        start = end;
+    }
+    start
 }
 
 /// What [`detect`] chose, and why when it was a close call.
@@ -211,15 +217,7 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
 /// Whether `sample` starts with a CSV header row (see [`detect`]): `Some(note)` if so, the note
 /// saying how the puzzle column was recognised when not by its name.
 fn csv_header(sample: &[u8], column: Option<&str>) -> Option<Option<String>> {
-    // Blank and comment lines before the header are skipped as `open` skips them.
-    let mut start = 0;
-    while start < sample.len() {
-        let end = line_end(sample, start);
-        if !is_skipped(&sample[start..end]) {
-            break;
-        }
-        start = end;
-    }
+    let start = header_start(sample);
     let mut reader = ::csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)

@@ -6,6 +6,13 @@ pub mod reference;
 
 use std::path::{Path, PathBuf};
 
+/// A file this project ships in `data/`.
+pub fn shipped(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name)
+}
+
 /// The public data directory. Tests that need it are `#[ignore = "needs SUDOKU_DATA_DIR"]`, so a
 /// fresh clone shows them as ignored; `.ci/run` runs them with `--include-ignored` and the
 /// variable set. Run without it, they fail loudly rather than pass without checking anything.
