@@ -6,7 +6,8 @@
 //! Each round times one pass of ours and one pass of the peer over the whole set (alternating
 //! which goes first), until `BENCH_SECONDS` (default 2) per set have passed and at least 5 rounds
 //! ran. Rates are medians over rounds. Parsing happens before timing; every solution of ours is
-//! checked once before timing starts.
+//! checked once before timing starts. The last column is the guess count of the uniqueness check
+//! (`solver::count(p, 2)`), untimed.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -35,8 +36,8 @@ fn main() {
         .unwrap_or(2.0);
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
 
-    println!("| set | puzzles | sudoku-batch puzzles/s | `sudoku` crate puzzles/s | ratio | guesses/puzzle | no guess |");
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!("| set | puzzles | sudoku-batch puzzles/s | `sudoku` crate puzzles/s | ratio | guesses/puzzle | no guess | guesses/puzzle, limit 2 |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for set in SETS {
         if only.as_deref().is_some_and(|o| !set.contains(o)) {
             continue;
@@ -52,7 +53,11 @@ fn main() {
 
         let mut guesses = 0u64;
         let mut no_guess = 0usize;
+        let mut guesses_unique = 0u64;
         for p in &ours {
+            let c = solver::count(p, 2);
+            assert!(c.solutions >= 1, "{set}: no solution counted for {p}");
+            guesses_unique += c.guesses;
             let s = solver::solve(p);
             assert!(
                 s.solution.is_some_and(|g| g.solves(p)),
@@ -80,13 +85,14 @@ fn main() {
         }
         let (o, p) = (median(&mut ours_rates), median(&mut peer_rates));
         println!(
-            "| {set} | {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.1}% |",
+            "| {set} | {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.1}% | {:.2} |",
             ours.len(),
             o,
             p,
             o / p,
             guesses as f64 / ours.len() as f64,
             100.0 * no_guess as f64 / ours.len() as f64,
+            guesses_unique as f64 / ours.len() as f64,
         );
     }
 }

@@ -132,3 +132,23 @@ fn complete_grid_is_its_own_solution_and_clashes_have_none() {
     assert_eq!(solver::lexmin(&clash).solution, None);
     assert_eq!(solver::count(&full, 0).solutions, 0);
 }
+
+/// Long searches: counts up to 300 on sparse puzzles, so the search runs well past the guess
+/// counts where it switches to placement branching and turns on triads and column claims. The
+/// branches must partition the solutions exactly: a lost or doubled solution changes the count.
+#[test]
+fn long_searches_count_exactly() {
+    let mut long = 0;
+    for i in 0..24u64 {
+        let cells = puzzle_from(1000 + i, i * 17 + 5, 56 + (i % 9) as usize, None);
+        let puzzle = Grid::from_cells(cells).unwrap();
+        let expected = reference::solutions(&cells, 300).len();
+        let counted = solver::count(&puzzle, 300);
+        assert_eq!(counted.solutions as usize, expected, "count of {puzzle}");
+        long += usize::from(counted.guesses >= 20);
+    }
+    assert!(
+        long >= 12,
+        "only {long} of 24 searches took 20 guesses or more"
+    );
+}

@@ -149,7 +149,8 @@ pub static OTHER_BANDS: [u32; 512] = {
     t
 };
 
-/// `ROW_COUNT[row_bits]`: number of cells in a 9-bit row (a popcount without needing `popcnt`).
+/// `ROW_COUNT[bits]`: number of set bits in a 9-bit field such as a row (a popcount without
+/// needing `popcnt`); also counts a `PLACEMENTS` entry.
 pub static ROW_COUNT: [u8; 512] = {
     let mut t = [0u8; 512];
     let mut m = 0;
@@ -192,9 +193,117 @@ pub static PEERS_IN_BAND: [u32; 32] = {
     t
 };
 
+/// `PLACEMENTS[shrink]`: the placements (bit `p` for `PERMS[p]`) that fit a shrink mask.
+pub static PLACEMENTS: [u8; 512] = {
+    let mut t = [0u8; 512];
+    let mut s = 0;
+    while s < 512 {
+        let mut p = 0;
+        while p < 6 {
+            if placement_fits(s, p) {
+                t[s] |= 1 << p;
+            }
+            p += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
+/// `PLACEMENT_CELLS[p]`: the band cells of placement `PERMS[p]` (its three minirows).
+pub static PLACEMENT_CELLS: [u32; 6] = {
+    let mut t = [0u32; 6];
+    let mut p = 0;
+    while p < 6 {
+        let mut r = 0;
+        while r < 3 {
+            t[p] |= MINIROW << (r * 9 + PERMS[p][r] * 3);
+            r += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// `ANY_MINIROWS[placements]` / `ALL_MINIROWS[placements]`: the minirows (shrink layout) used by
+/// some / by every placement of a `PLACEMENTS` entry (both 0 for an empty entry).
+pub static ANY_MINIROWS: [u16; 64] = minirows_of(false);
+pub static ALL_MINIROWS: [u16; 64] = minirows_of(true);
+
+const fn minirows_of(every: bool) -> [u16; 64] {
+    let mut t = [0u16; 64];
+    let mut set = 1;
+    while set < 64 {
+        let mut acc: u16 = if every { 0o777 } else { 0 };
+        let mut p = 0;
+        while p < 6 {
+            if set & (1 << p) != 0 {
+                let mut used = 0u16;
+                let mut r = 0;
+                while r < 3 {
+                    used |= 1 << (r * 3 + PERMS[p][r]);
+                    r += 1;
+                }
+                acc = if every { acc & used } else { acc | used };
+            }
+            p += 1;
+        }
+        t[set] = acc;
+        set += 1;
+    }
+    t
+}
+
+/// `EXPAND[shrink]`: the band cells of the minirows in a shrink mask.
+pub static EXPAND: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut s = 0;
+    while s < 512 {
+        let mut bit = 0;
+        while bit < 9 {
+            if s & (1 << bit) != 0 {
+                t[s] |= MINIROW << ((bit / 3) * 9 + (bit % 3) * 3);
+            }
+            bit += 1;
+        }
+        s += 1;
+    }
+    t
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placements_match_locked_cells() {
+        // Every shrink mask: the union of its placements' cells is what LOCKED_CELLS keeps, and
+        // the minirows every placement uses are FORCED_MINIROWS.
+        for s in 0..512 {
+            let p = usize::from(PLACEMENTS[s]);
+            let cells = (0..6)
+                .filter(|k| p & (1 << k) != 0)
+                .fold(0, |acc, k| acc | PLACEMENT_CELLS[k]);
+            assert_eq!(cells, LOCKED_CELLS[s], "shrink {s:o}");
+            assert_eq!(
+                u32::from(ALL_MINIROWS[p]),
+                FORCED_MINIROWS[s],
+                "shrink {s:o}"
+            );
+            assert_eq!(
+                EXPAND[usize::from(ANY_MINIROWS[p])],
+                LOCKED_CELLS[s],
+                "shrink {s:o}"
+            );
+        }
+        assert_eq!(PLACEMENTS[0o777], 0b11_1111);
+        assert_eq!(PLACEMENTS[0o474], 0, "rows 0 and 2 both need box 2");
+        assert_eq!(
+            PLACEMENTS[0o124].count_ones(),
+            1,
+            "the anti-diagonal of boxes"
+        );
+    }
 
     #[test]
     fn full_band_keeps_everything() {
