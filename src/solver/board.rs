@@ -27,9 +27,9 @@ type Step<T> = Result<T, Contradiction>;
 const CLAIMS_AFTER_GUESSES: u64 = 8;
 /// ...and in any state with at least this many blanks (26 clues or fewer).
 const CLAIMS_MIN_OPEN: u32 = 55;
-/// Branching switches from bivalue cells to a digit's placements in a band once a search has
-/// taken this many guesses (see `search`).
-const PLACEMENTS_AFTER_GUESSES: u64 = 6;
+/// Branching on puzzles that start sparse switches from bivalue cells to a digit's placements
+/// in a band once a search has taken this many guesses (see `search_placements`).
+const PLACEMENTS_AFTER_GUESSES: u64 = 2;
 /// Branching looks for the row with the fewest unsolved cells once a search has taken this many
 /// guesses (one guess after column claims start; tuned separately, see `search`).
 const ROW_CHOICE_AFTER_GUESSES: u64 = 9;
@@ -57,8 +57,9 @@ pub struct Goal {
     pub guesses: u64,
     /// The first solution found.
     pub first: Option<Grid>,
-    /// False when the search's first state had fewer than `CLAIMS_MIN_OPEN` blanks: blanks only
-    /// get fewer, so no later state of the search needs counting.
+    /// False when the search's first state had fewer than `CLAIMS_MIN_OPEN` blanks (a dense
+    /// puzzle). Blanks only get fewer, so no later state of the search needs counting, and the
+    /// search keeps the cheap rules (see `explore`).
     sparse: bool,
 }
 
@@ -343,16 +344,16 @@ impl Board {
         Ok(changed != 0)
     }
 
-    /// Propagates to a fixpoint: subband updates and naked singles, and with `claims` triads and
-    /// column claims. `Ok(true)` when solved.
-    pub fn propagate(&mut self, claims: bool) -> Step<bool> {
+    /// Propagates to a fixpoint: subband updates and naked singles, with `claims` column claims,
+    /// and with `triads` (only together with `claims`) triads. `Ok(true)` when solved.
+    pub fn propagate(&mut self, claims: bool, triads: bool) -> Step<bool> {
         loop {
             self.update()?;
             if self.is_solved() {
                 return Ok(true);
             }
-            let progressed =
-                self.naked_singles()? || (claims && (self.triads()? || self.column_claims()?));
+            let progressed = self.naked_singles()?
+                || (claims && ((triads && self.triads()?) || self.column_claims()?));
             if !progressed {
                 return Ok(false);
             }
@@ -362,7 +363,7 @@ impl Board {
     /// Searches from a propagated, unsolved state, recording solutions in `goal`.
     pub fn search(&mut self, goal: &mut Goal) {
         goal.guesses += 1;
-        if goal.guesses >= PLACEMENTS_AFTER_GUESSES && self.search_placements(goal) {
+        if goal.sparse && goal.guesses >= PLACEMENTS_AFTER_GUESSES && self.search_placements(goal) {
             return;
         }
         // Branch in the band with the most unsolved cells: its guess constrains the most
@@ -430,9 +431,11 @@ impl Board {
     /// describes. Each branch keeps one placement; together they cover every solution. Returns
     /// false, having done nothing, if every digit's placement is settled.
     ///
-    /// Measured against bivalue cells, after 6 guesses (`README.md`, "Solver"): 21% fewer
-    /// guesses on forum_hardest_1905_11+, 14% on magictour; from the first guess, Serg's set
-    /// guesses 21% more, as its searches are short.
+    /// Measured (guesses per puzzle, `README.md`, "Solver"): from the second guess on, with
+    /// triads, 39.9 against 52.7 with bivalue cells only on forum_hardest_1905_11+, 7.3 against
+    /// 8.7 on magictour. From the first guess, forum_hardest_1106 guesses 19% more; from the
+    /// sixth, the other hard sets 4-6% more. Dense puzzles (Serg's set) keep bivalue cells: their
+    /// searches are short, and placements made them guess 21% more.
     fn search_placements(&mut self, goal: &mut Goal) -> bool {
         let mut band = 3;
         let mut fewest = u32::MAX;
@@ -510,12 +513,15 @@ impl Board {
 
     /// Propagates this state and records it or searches on.
     pub fn explore(&mut self, goal: &mut Goal) {
-        // Column claims and triads pay off on sparse states and in long searches; in short
-        // searches on dense puzzles (Serg's set: 34 clues, many solutions) they cost more than
-        // the guesses they save. Measured: without them 17-clue and the hard sets lose 5-10%,
-        // with them always Serg's set loses 13%.
+        // Column claims pay off on sparse states and in long searches; in short searches on
+        // dense puzzles (Serg's set: 34 clues, many solutions) they cost more than the guesses
+        // they save. Measured: without them 17-clue and the hard sets lose 5-10%, with them
+        // always Serg's set loses 13%. Triads and placement branching (`search`) are for
+        // puzzles that start sparse: on Serg's set they cost 4% more instructions for no fewer
+        // guesses.
         let claims = goal.guesses >= CLAIMS_AFTER_GUESSES || goal.sparse && self.is_sparse(goal);
-        match self.propagate(claims) {
+        let triads = claims && goal.sparse;
+        match self.propagate(claims, triads) {
             Err(Contradiction) => {}
             Ok(true) => self.record(goal),
             Ok(false) => self.search(goal),

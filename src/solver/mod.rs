@@ -83,7 +83,7 @@ pub fn lexmin(puzzle: &Grid) -> Solved {
     };
     if goal.found == 2 {
         // A solution exists, so propagating the givens cannot fail.
-        let _ = board.propagate(true);
+        let _ = board.propagate(true, true);
         for cell in 0..CELLS {
             if board.is_cell_solved(cell) {
                 continue;
@@ -105,7 +105,7 @@ pub fn lexmin(puzzle: &Grid) -> Solved {
                 }
             }
             board.set(cell, chosen);
-            if board.propagate(true) != Ok(false) {
+            if board.propagate(true, true) != Ok(false) {
                 // Solved (the witness is the only completion left) or, impossibly, stuck.
                 break;
             }
