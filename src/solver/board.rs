@@ -5,14 +5,14 @@
 //! Propagation per subband is a handful of table lookups (`tables.rs`): locked candidates inside
 //! the band, columns claimed from the two other bands, and cells whose digit is forced. Naked
 //! singles are found with bit-sliced counters over the nine digits of a band, which also yield
-//! the bivalue cells the search branches on. Each subband update also records the digit's valid
-//! *placements* in the band (which minirow it takes in each box: at most 6), which drive the triad
-//! rule and the branching of long searches. The whole state is a 268-byte `Copy` struct, copied
-//! on each guess: no undo log and no heap.
+//! the bivalue cells the search branches on. In searches on sparse puzzles each subband update
+//! also records the digit's valid *placements* in the band (which minirow it takes in each box:
+//! at most 6), which drive the triad rule and the branching of long searches. The whole state is
+//! a 268-byte `Copy` struct, copied on each guess: no undo log and no heap.
 
 use super::tables::{
-    ALL_MINIROWS, ANY_MINIROWS, BAND, COLUMN, EXPAND, FORCED_MINIROWS, LOCKED_CELLS, OTHER_BANDS,
-    PEERS_IN_BAND, PLACEMENTS, PLACEMENT_CELLS, ROW, ROWS, ROW_COUNT, SHRINK, SINGLE_COLUMN_BOXES,
+    self, ALL_MINIROWS, ANY_MINIROWS, BAND, COLUMN, EXPAND, FORCED_MINIROWS, LOCKED_CELLS,
+    OTHER_BANDS, PEERS_IN_BAND, PLACEMENT_CELLS, ROW, ROWS, ROW_COUNT, SHRINK, SINGLE_COLUMN_BOXES,
 };
 use crate::grid::{Grid, CELLS};
 
@@ -84,7 +84,7 @@ impl Goal {
 
 /// Propagates one subband. `S` is a constant so every index below is checked at compile time.
 #[inline(always)]
-fn update_subband<const S: usize>(b: &mut Board) -> Step<()> {
+fn update_subband<const S: usize, const PLACEMENTS: bool>(b: &mut Board) -> Step<()> {
     let band = S % 3;
     let old = b.cand[S];
     let shrink = SHRINK[(old & ROW) as usize]
@@ -96,9 +96,11 @@ fn update_subband<const S: usize>(b: &mut Board) -> Step<()> {
     }
     b.cand[S] = cells;
     b.seen[S] = cells;
-    // `LOCKED_CELLS` keeps exactly the minirows of valid placements, so they are the same for
-    // `old` and `cells`.
-    b.placements[S] = PLACEMENTS[shrink as usize];
+    if PLACEMENTS {
+        // `LOCKED_CELLS` keeps exactly the minirows of valid placements, so they are the same
+        // for `old` and `cells`.
+        b.placements[S] = tables::PLACEMENTS[shrink as usize];
+    }
 
     let cols = ((cells | cells >> 9 | cells >> 18) & ROW) as usize;
     let keep = OTHER_BANDS[cols];
@@ -120,11 +122,11 @@ fn update_subband<const S: usize>(b: &mut Board) -> Step<()> {
 }
 
 macro_rules! update_dirty {
-    ($b:expr, $changed:ident, $($s:literal)*) => {
+    ($b:expr, $placements:ident, $changed:ident, $($s:literal)*) => {
         $(
             if $b.cand[$s] != $b.seen[$s] {
                 $changed = true;
-                update_subband::<$s>($b)?;
+                update_subband::<$s, $placements>($b)?;
             }
         )*
     };
@@ -207,11 +209,12 @@ impl Board {
         self.unsolved[0] | self.unsolved[1] | self.unsolved[2] == 0
     }
 
-    /// Runs subband propagation until nothing changes.
-    fn update(&mut self) -> Step<()> {
+    /// Runs subband propagation until nothing changes; with `PLACEMENTS`, records each updated
+    /// subband's placements.
+    fn update<const PLACEMENTS: bool>(&mut self) -> Step<()> {
         loop {
             let mut changed = false;
-            update_dirty!(self, changed,
+            update_dirty!(self, PLACEMENTS, changed,
                 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26);
             if !changed {
                 return Ok(());
@@ -347,16 +350,23 @@ impl Board {
         Ok(changed != 0)
     }
 
-    /// Propagates to a fixpoint: subband updates and naked singles, with `claims` column claims,
-    /// and with `triads` (only together with `claims`) triads. `Ok(true)` when solved.
-    pub fn propagate(&mut self, claims: bool, triads: bool) -> Step<bool> {
+    /// Propagates to a fixpoint: subband updates and naked singles, with `claims` column claims.
+    /// With `sparse`, subband updates record their placements, and triads run with the claims:
+    /// a search passes the same `sparse` to every state (`Goal::sparse`), so the placements
+    /// that triads and `search_placements` read are always current, and dense searches skip
+    /// recording them.
+    pub fn propagate(&mut self, claims: bool, sparse: bool) -> Step<bool> {
         loop {
-            self.update()?;
+            if sparse {
+                self.update::<true>()?;
+            } else {
+                self.update::<false>()?;
+            }
             if self.is_solved() {
                 return Ok(true);
             }
             let progressed = self.naked_singles()?
-                || (claims && ((triads && self.triads()?) || self.column_claims()?));
+                || (claims && ((sparse && self.triads()?) || self.column_claims()?));
             if !progressed {
                 return Ok(false);
             }
@@ -519,12 +529,11 @@ impl Board {
         // Column claims pay off on sparse states and in long searches; in short searches on
         // dense puzzles (Serg's set: 34 clues, many solutions) they cost more than the guesses
         // they save. Measured: without them 17-clue and the hard sets lose 5-10%, with them
-        // always Serg's set loses 13%. Triads and placement branching (`search`) are for
-        // puzzles that start sparse: on Serg's set they cost 4% more instructions for no fewer
+        // always Serg's set loses 13%. Placements, triads and placement branching are for
+        // puzzles that start sparse: on Serg's set they cost 6% more instructions for no fewer
         // guesses.
         let claims = goal.guesses >= CLAIMS_AFTER_GUESSES || goal.sparse && self.is_sparse(goal);
-        let triads = claims && goal.sparse;
-        match self.propagate(claims, triads) {
+        match self.propagate(claims, goal.sparse) {
             Err(Contradiction) => {}
             Ok(true) => self.record(goal),
             Ok(false) => self.search(goal),
