@@ -133,22 +133,36 @@ fn complete_grid_is_its_own_solution_and_clashes_have_none() {
     assert_eq!(solver::count(&full, 0).solutions, 0);
 }
 
-/// Long searches: counts up to 300 on sparse puzzles, so the search runs well past the guess
-/// counts where it switches to placement branching and turns on triads and column claims. The
-/// branches must partition the solutions exactly: a lost or doubled solution changes the count.
+/// Long searches: exact solution counts (no limit) on sparse puzzles with fewer than 2,000
+/// solutions, so the search runs well past the guess counts where it switches to placement
+/// branching and turns on triads and column claims. The branches must partition the solutions
+/// exactly: a lost or a doubled solution changes the count. Limits 2 and 300 are checked too.
 #[test]
 fn long_searches_count_exactly() {
-    let mut long = 0;
-    for i in 0..24u64 {
-        let cells = puzzle_from(1000 + i, i * 17 + 5, 56 + (i % 9) as usize, None);
+    const CAP: usize = 2000;
+    let (mut exact, mut long) = (0, 0);
+    for i in 0..80u64 {
+        let cells = puzzle_from(5000 + i, i * 13 + 7, 50 + (i % 8) as usize, None);
+        let expected = reference::solutions(&cells, CAP).len();
+        if expected >= CAP {
+            continue;
+        }
         let puzzle = Grid::from_cells(cells).unwrap();
-        let expected = reference::solutions(&cells, 300).len();
-        let counted = solver::count(&puzzle, 300);
+        let counted = solver::count(&puzzle, u32::MAX);
         assert_eq!(counted.solutions as usize, expected, "count of {puzzle}");
-        long += usize::from(counted.guesses >= 20);
+        for limit in [2, 300] {
+            let n = solver::count(&puzzle, limit).solutions as usize;
+            assert_eq!(
+                n,
+                expected.min(limit as usize),
+                "count of {puzzle}, limit {limit}"
+            );
+        }
+        exact += 1;
+        long += usize::from(counted.guesses >= 50);
     }
     assert!(
-        long >= 12,
-        "only {long} of 24 searches took 20 guesses or more"
+        exact >= 30 && long >= 10,
+        "{exact} puzzles counted exactly, {long} of them with 50 guesses or more"
     );
 }
