@@ -56,17 +56,7 @@ pub static LOCKED_CELLS: [u32; 512] = {
     let mut t = [0u32; 512];
     let mut s = 0;
     while s < 512 {
-        let mut p = 0;
-        while p < 6 {
-            if placement_fits(s, p) {
-                let mut r = 0;
-                while r < 3 {
-                    t[s] |= MINIROW << (r * 9 + PERMS[p][r] * 3);
-                    r += 1;
-                }
-            }
-            p += 1;
-        }
+        t[s] = minirow_cells(minirows_of(placements_in(s), false) as usize);
         s += 1;
     }
     t
@@ -77,37 +67,65 @@ pub static FORCED_MINIROWS: [u32; 512] = {
     let mut t = [0u32; 512];
     let mut s = 0;
     while s < 512 {
-        let mut all = ROW; // every minirow of the shrink layout
-        let mut any = false;
-        let mut p = 0;
-        while p < 6 {
-            if placement_fits(s, p) {
-                any = true;
-                let mut used = 0u32;
-                let mut r = 0;
-                while r < 3 {
-                    used |= 1 << (r * 3 + PERMS[p][r]);
-                    r += 1;
-                }
-                all &= used;
-            }
-            p += 1;
-        }
-        t[s] = if any { all } else { 0 };
+        t[s] = minirows_of(placements_in(s), true) as u32;
         s += 1;
     }
     t
 };
 
-const fn placement_fits(shrink: usize, p: usize) -> bool {
+/// The minirows (shrink layout) of placement `PERMS[p]`.
+const fn placement_minirows(p: usize) -> usize {
+    let mut used = 0;
     let mut r = 0;
     while r < 3 {
-        if shrink & (1 << (r * 3 + PERMS[p][r])) == 0 {
-            return false;
-        }
+        used |= 1 << (r * 3 + PERMS[p][r]);
         r += 1;
     }
-    true
+    used
+}
+
+/// The placements (bit `p` for `PERMS[p]`) whose minirows all lie in a shrink mask.
+const fn placements_in(shrink: usize) -> usize {
+    let mut set = 0;
+    let mut p = 0;
+    while p < 6 {
+        if shrink & placement_minirows(p) == placement_minirows(p) {
+            set |= 1 << p;
+        }
+        p += 1;
+    }
+    set
+}
+
+/// The minirows (shrink layout) used by some placement of `set` (`every`: by every one; 0 for
+/// an empty set either way).
+const fn minirows_of(set: usize, every: bool) -> u16 {
+    if set == 0 {
+        return 0;
+    }
+    let mut acc = if every { ROW as usize } else { 0 };
+    let mut p = 0;
+    while p < 6 {
+        if set & (1 << p) != 0 {
+            let used = placement_minirows(p);
+            acc = if every { acc & used } else { acc | used };
+        }
+        p += 1;
+    }
+    acc as u16
+}
+
+/// The band cells of the minirows in a shrink mask.
+const fn minirow_cells(shrink: usize) -> u32 {
+    let mut cells = 0;
+    let mut bit = 0;
+    while bit < 9 {
+        if shrink & (1 << bit) != 0 {
+            cells |= MINIROW << ((bit / 3) * 9 + (bit % 3) * 3);
+        }
+        bit += 1;
+    }
+    cells
 }
 
 /// `SINGLE_COLUMN_BOXES[cols]`: for the 9-bit mask of columns a digit may use in a band, the
@@ -198,13 +216,7 @@ pub static PLACEMENTS: [u8; 512] = {
     let mut t = [0u8; 512];
     let mut s = 0;
     while s < 512 {
-        let mut p = 0;
-        while p < 6 {
-            if placement_fits(s, p) {
-                t[s] |= 1 << p;
-            }
-            p += 1;
-        }
+        t[s] = placements_in(s) as u8;
         s += 1;
     }
     t
@@ -215,11 +227,7 @@ pub static PLACEMENT_CELLS: [u32; 6] = {
     let mut t = [0u32; 6];
     let mut p = 0;
     while p < 6 {
-        let mut r = 0;
-        while r < 3 {
-            t[p] |= MINIROW << (r * 9 + PERMS[p][r] * 3);
-            r += 1;
-        }
+        t[p] = minirow_cells(placement_minirows(p));
         p += 1;
     }
     t
@@ -227,28 +235,14 @@ pub static PLACEMENT_CELLS: [u32; 6] = {
 
 /// `ANY_MINIROWS[placements]` / `ALL_MINIROWS[placements]`: the minirows (shrink layout) used by
 /// some / by every placement of a `PLACEMENTS` entry (both 0 for an empty entry).
-pub static ANY_MINIROWS: [u16; 64] = minirows_of(false);
-pub static ALL_MINIROWS: [u16; 64] = minirows_of(true);
+pub static ANY_MINIROWS: [u16; 64] = minirows_table(false);
+pub static ALL_MINIROWS: [u16; 64] = minirows_table(true);
 
-const fn minirows_of(every: bool) -> [u16; 64] {
+const fn minirows_table(every: bool) -> [u16; 64] {
     let mut t = [0u16; 64];
-    let mut set = 1;
+    let mut set = 0;
     while set < 64 {
-        let mut acc: u16 = if every { 0o777 } else { 0 };
-        let mut p = 0;
-        while p < 6 {
-            if set & (1 << p) != 0 {
-                let mut used = 0u16;
-                let mut r = 0;
-                while r < 3 {
-                    used |= 1 << (r * 3 + PERMS[p][r]);
-                    r += 1;
-                }
-                acc = if every { acc & used } else { acc | used };
-            }
-            p += 1;
-        }
-        t[set] = acc;
+        t[set] = minirows_of(set, every);
         set += 1;
     }
     t
@@ -259,13 +253,7 @@ pub static EXPAND: [u32; 512] = {
     let mut t = [0u32; 512];
     let mut s = 0;
     while s < 512 {
-        let mut bit = 0;
-        while bit < 9 {
-            if s & (1 << bit) != 0 {
-                t[s] |= MINIROW << ((bit / 3) * 9 + (bit % 3) * 3);
-            }
-            bit += 1;
-        }
+        t[s] = minirow_cells(s);
         s += 1;
     }
     t
