@@ -5,9 +5,11 @@
 //!
 //! Each round times one pass of ours and one pass of the peer over the whole set (alternating
 //! which goes first), until `BENCH_SECONDS` (default 2) per set have passed and at least 5 rounds
-//! ran. Rates are medians over rounds. Parsing happens before timing; every solution of ours is
-//! checked once before timing starts. The last column is the guess count of the uniqueness check
-//! (`solver::count(p, 2)`), untimed.
+//! ran. Rates are medians over rounds. The ratio is the median of the per-round ratios (ours over
+//! the peer, each from two adjacent passes), with their range: a slow spell on a shared machine
+//! hits both passes of a round, so paired ratios scatter less than the rates do. Parsing happens
+//! before timing; every solution of ours is checked once before timing starts. The last column is
+//! the guess count of the uniqueness check (`solver::count(p, 2)`), untimed.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -36,7 +38,7 @@ fn main() {
         .unwrap_or(2.0);
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
 
-    println!("| set | puzzles | sudoku-batch puzzles/s | `sudoku` crate puzzles/s | ratio | guesses/puzzle | no guess | guesses/puzzle, limit 2 |");
+    println!("| set | puzzles | sudoku-batch puzzles/s | `sudoku` crate puzzles/s | ratio (range over rounds) | guesses/puzzle | no guess | guesses/puzzle, limit 2 |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for set in SETS {
         if only.as_deref().is_some_and(|o| !set.contains(o)) {
@@ -69,6 +71,7 @@ fn main() {
 
         let mut ours_rates = Vec::new();
         let mut peer_rates = Vec::new();
+        let mut ratios = Vec::new();
         let start = Instant::now();
         let mut round = 0;
         while round < 5 || start.elapsed() < Duration::from_secs_f64(seconds) {
@@ -81,15 +84,18 @@ fn main() {
             };
             ours_rates.push(ours.len() as f64 / a);
             peer_rates.push(peer.len() as f64 / b);
+            ratios.push(b / a);
             round += 1;
         }
         let (o, p) = (median(&mut ours_rates), median(&mut peer_rates));
+        let ratio = median(&mut ratios);
+        // `median` sorted `ratios`.
+        let (low, high) = (ratios[0], ratios[ratios.len() - 1]);
         println!(
-            "| {set} | {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.1}% | {:.2} |",
+            "| {set} | {} | {:.0} | {:.0} | {ratio:.2} ({low:.2}-{high:.2}) | {:.2} | {:.1}% | {:.2} |",
             ours.len(),
             o,
             p,
-            o / p,
             guesses as f64 / ours.len() as f64,
             100.0 * no_guess as f64 / ours.len() as f64,
             guesses_unique as f64 / ours.len() as f64,
