@@ -5,7 +5,7 @@
 //! whole-process time of `sudoku-batch solve -j 1 FILE -o /dev/null` (see README.md, "Batch
 //! engine"). With `PASSES` (default 1) it times that many passes and reports the median: a
 //! small set such as magictour takes only milliseconds per pass. README.md ("Solver speed
-//! against the peers") uses it to show that the speed depends on where the stack lands.
+//! against the peers") uses it to show the solver's two speeds on the dev VM.
 
 use std::time::Instant;
 
