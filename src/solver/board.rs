@@ -11,8 +11,8 @@
 //! a 268-byte `Copy` struct, copied on each guess: no undo log and no heap.
 
 use super::tables::{
-    self, ALL_MINIROWS, ANY_MINIROWS, BAND, COLUMN, EXPAND, FORCED_MINIROWS, LOCKED_CELLS,
-    OTHER_BANDS, PEERS_IN_BAND, PLACEMENT_CELLS, ROW, ROWS, ROW_COUNT, SHRINK, SINGLE_COLUMN_BOXES,
+    self, ALL_MINIROWS, ANY_MINIROWS, BAND, BAND_RULE, COLUMN, COLUMN_RULE, EXPAND, MINIROW_ROWS,
+    PEERS_IN_BAND, PLACEMENT_CELLS, ROW, ROW_COUNT, SHRINK,
 };
 use crate::grid::{Grid, CELLS};
 
@@ -41,7 +41,7 @@ pub struct Board {
     /// `cand` as it was after that subband was last propagated; a difference marks it dirty.
     seen: [u32; 27],
     /// Valid placements of each subband's digit in its band (bit `p` for placement `p`, see
-    /// `tables::PLACEMENTS`), as of the subband's last update.
+    /// `tables::BAND_RULE`), as of the subband's last update.
     placements: [u8; 27],
     /// Cells not yet known to be solved, per band.
     unsolved: [u32; 3],
@@ -90,26 +90,26 @@ fn update_subband<const S: usize, const PLACEMENTS: bool>(b: &mut Board) -> Step
     let shrink = SHRINK[(old & ROW) as usize]
         | SHRINK[((old >> 9) & ROW) as usize] << 3
         | SHRINK[((old >> 18) & ROW) as usize] << 6;
-    let cells = old & LOCKED_CELLS[shrink as usize];
+    let (locked, forced, placements) = tables::band_rule(BAND_RULE[shrink as usize]);
+    let cells = old & locked;
     if cells == 0 {
         return Err(Contradiction);
     }
     b.cand[S] = cells;
     b.seen[S] = cells;
     if PLACEMENTS {
-        // `LOCKED_CELLS` keeps exactly the minirows of valid placements, so they are the same
-        // for `old` and `cells`.
-        b.placements[S] = tables::PLACEMENTS[shrink as usize];
+        // `locked` keeps exactly the minirows of valid placements, so they are the same for
+        // `old` and `cells`.
+        b.placements[S] = placements;
     }
 
     let cols = ((cells | cells >> 9 | cells >> 18) & ROW) as usize;
-    let keep = OTHER_BANDS[cols];
+    let (keep, single_column) = tables::column_rule(COLUMN_RULE[cols]);
     b.cand[S - band + (band + 1) % 3] &= keep;
     b.cand[S - band + (band + 2) % 3] &= keep;
 
     // A forced minirow in a box confined to one column is a single cell: the row is solved.
-    let forced = FORCED_MINIROWS[shrink as usize] & SINGLE_COLUMN_BOXES[cols];
-    let solved = ROWS[SHRINK[forced as usize] as usize] & cells;
+    let solved = MINIROW_ROWS[(forced & single_column) as usize] & cells;
     b.unsolved[band] &= !solved;
     let mut other = band;
     while other < 27 {
@@ -330,7 +330,7 @@ impl Board {
                 let must = u32::from(ALL_MINIROWS[p]);
                 // In the row of a full minirow the digit can use, only that minirow is left.
                 let taken = (can & full & !must) as usize;
-                let mut keep = !ROWS[SHRINK[taken] as usize] | EXPAND[taken];
+                let mut keep = !MINIROW_ROWS[taken] | EXPAND[taken];
                 keep &= !EXPAND[(can & closed & !must) as usize];
                 let n = self.cand[s] & keep;
                 changed |= self.cand[s] ^ n;
