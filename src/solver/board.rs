@@ -12,7 +12,7 @@
 
 use super::tables::{
     self, ALL_MINIROWS, ANY_MINIROWS, BAND, BAND_RULE, COLUMN, COLUMN_RULE, EXPAND, MINIROW_ROWS,
-    PEERS_IN_BAND, PLACEMENT_CELLS, ROW, ROW_COUNT, SHRINK,
+    PEERS_IN_BAND, PLACEMENT_CELLS, ROW, ROW_COUNT,
 };
 use crate::grid::{Grid, CELLS};
 
@@ -87,10 +87,7 @@ impl Goal {
 fn update_subband<const S: usize, const PLACEMENTS: bool>(b: &mut Board) -> Step<()> {
     let band = S % 3;
     let old = b.cand[S];
-    let shrink = SHRINK[(old & ROW) as usize]
-        | SHRINK[((old >> 9) & ROW) as usize] << 3
-        | SHRINK[((old >> 18) & ROW) as usize] << 6;
-    let (locked, forced, placements) = tables::band_rule(BAND_RULE[shrink as usize]);
+    let (locked, forced, placements) = tables::band_rule(BAND_RULE[tables::minirow_index(old)]);
     let cells = old & locked;
     if cells == 0 {
         return Err(Contradiction);

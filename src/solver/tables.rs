@@ -32,7 +32,7 @@ const PERMS: [[usize; 3]; 6] = [
 
 /// `SHRINK[row_bits]`: which of a row's three minirows are non-empty (3 bits).
 /// Applied to a shrink mask it gives the rows that have a set minirow (`MINIROW_ROWS`).
-pub static SHRINK: [u32; 512] = {
+const SHRINK: [u32; 512] = {
     let mut t = [0u32; 512];
     let mut m = 0;
     while m < 512 {
@@ -259,19 +259,46 @@ pub static EXPAND: [u32; 512] = {
     t
 };
 
-/// `BAND_RULE[shrink]`: what the subband update takes from a shrink mask, packed so that it is one
-/// load: `LOCKED_CELLS` in bits 0..27, `FORCED_MINIROWS` in bits 32..41, `PLACEMENTS` in bits
-/// 48..54 (see `band_rule`). Measured against the three separate tables: 4-8% faster on every
-/// public set, for 3% fewer instructions; the search is bound by its loads more than by its
-/// arithmetic.
+/// The minirows of a band mask that still have a candidate, in *box-major* order (bit
+/// `box * 3 + row`): the index of `BAND_RULE`. One multiply instead of three `SHRINK` lookups
+/// (measured: 2-5% faster on every public set).
+#[inline(always)]
+pub const fn minirow_index(mask: u32) -> usize {
+    // One bit per non-empty minirow, at its first cell: bit `row * 9 + box * 3`.
+    let first = (mask | mask >> 1 | mask >> 2) & 0o111_111_111;
+    // The three shifted copies put row 0's minirows at bits 55 + 3 * box (shift 55), row 1's at
+    // 56 + 3 * box (47) and row 2's at 57 + 3 * box (39). The shifts differ mod 3 and `first`
+    // only has bits at multiples of 3, so no two copies share a bit: the sum has no carries.
+    ((first as u64).wrapping_mul(1 << 39 | 1 << 47 | 1 << 55) >> 55) as usize
+}
+
+/// The shrink mask (bit `row * 3 + box`) of a box-major minirow index (bit `box * 3 + row`).
+const fn shrink_of_index(index: usize) -> usize {
+    let mut shrink = 0;
+    let mut bit = 0;
+    while bit < 9 {
+        if index & (1 << bit) != 0 {
+            shrink |= 1 << ((bit % 3) * 3 + bit / 3);
+        }
+        bit += 1;
+    }
+    shrink
+}
+
+/// `BAND_RULE[minirow_index(mask)]`: what the subband update takes from a band mask's minirows,
+/// packed so that it is one load: `LOCKED_CELLS` in bits 0..27, `FORCED_MINIROWS` in bits
+/// 32..41, `PLACEMENTS` in bits 48..54 (see `band_rule`). Measured against the three separate
+/// tables: 4-8% faster on every public set, for 3% fewer instructions; the search is bound by
+/// its loads more than by its arithmetic.
 pub static BAND_RULE: [u64; 512] = {
     let mut t = [0u64; 512];
-    let mut s = 0;
-    while s < 512 {
-        t[s] = LOCKED_CELLS[s] as u64
+    let mut i = 0;
+    while i < 512 {
+        let s = shrink_of_index(i);
+        t[i] = LOCKED_CELLS[s] as u64
             | (FORCED_MINIROWS[s] as u64) << 32
             | (PLACEMENTS[s] as u64) << 48;
-        s += 1;
+        i += 1;
     }
     t
 };
@@ -349,10 +376,11 @@ mod tests {
     #[test]
     fn packed_rules_unpack_to_their_tables() {
         for i in 0..512 {
+            let s = shrink_of_index(i);
             assert_eq!(
                 band_rule(BAND_RULE[i]),
-                (LOCKED_CELLS[i], FORCED_MINIROWS[i], PLACEMENTS[i]),
-                "shrink {i:o}"
+                (LOCKED_CELLS[s], FORCED_MINIROWS[s], PLACEMENTS[s]),
+                "index {i:o}"
             );
             assert_eq!(
                 column_rule(COLUMN_RULE[i]),
@@ -360,6 +388,28 @@ mod tests {
                 "cols {i:o}"
             );
             assert_eq!(MINIROW_ROWS[i], ROWS[SHRINK[i] as usize], "shrink {i:o}");
+        }
+    }
+
+    #[test]
+    fn minirow_index_matches_shrink() {
+        // Every shrink mask, with each non-empty minirow filled by each of the seven non-empty
+        // cell patterns in turn (shifted per minirow, so the patterns mix within a mask).
+        for s in 0..512 {
+            for k in 0..7 {
+                let mut mask = 0;
+                for bit in 0..9 {
+                    if s & (1 << bit) != 0 {
+                        let pattern = (k + bit) % 7 + 1;
+                        mask |= pattern << ((bit / 3) * 9 + (bit % 3) * 3);
+                    }
+                }
+                let shrink = SHRINK[(mask & ROW) as usize]
+                    | SHRINK[(mask >> 9 & ROW) as usize] << 3
+                    | SHRINK[(mask >> 18 & ROW) as usize] << 6;
+                assert_eq!(shrink as usize, s);
+                assert_eq!(shrink_of_index(minirow_index(mask)), s, "mask {mask:o}");
+            }
         }
     }
 
