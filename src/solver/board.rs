@@ -6,7 +6,7 @@
 //! band and for columns claimed from the two other bands, and a little arithmetic for rows left
 //! with one cell. The search is bound by its loads more than by its arithmetic: the first table is
 //! packed and its index computed with a multiply, and solved rows are computed, not looked up
-//! (measured: 8-18% faster on the public sets than the ten lookups these replaced). Naked singles
+//! (measured: 8-15% faster on the public sets than the ten lookups these replaced). Naked singles
 //! are found with bit-sliced counters over the nine digits of a band, which also yield the
 //! bivalue cells the search branches on. In searches on sparse puzzles each subband update also
 //! records the digit's valid *placements* in the band (which minirow it takes in each box: at most
