@@ -43,8 +43,8 @@ pub struct Board {
     cand: [u32; 27],
     /// `cand` as it was after that subband was last propagated; a difference marks it dirty.
     seen: [u32; 27],
-    /// Valid placements of each subband's digit in its band (bit `p` for placement `p`, see
-    /// `tables::BAND_RULE`), as of the subband's last update.
+    /// Valid placements of each subband's digit in its band (bit `p` for `tables::PERMS[p]`, see
+    /// `tables::PLACEMENTS`), as of the subband's last update.
     placements: [u8; 27],
     /// Cells not yet known to be solved, per band.
     unsolved: [u32; 3],
@@ -111,7 +111,8 @@ fn update_subband<const S: usize, const PLACEMENTS: bool>(b: &mut Board) -> Step
     // A row left with one cell is solved: clear that cell from the other digits. A placement
     // exists, so every row has a cell, and subtracting 1 per row borrows across no row;
     // `cells & (cells - 1)` per row is then zero exactly for the rows with one cell. Computed
-    // rather than looked up (measured: 2-5% faster than the two table loads it replaces).
+    // rather than looked up (measured: 2-5% faster than the old rule's lookups, a forced minirow
+    // in a box confined to one column).
     let more = cells & cells.wrapping_sub(COLUMN);
     // Three explicit tests, not a loop: measured 3% faster on 17-clue and Serg.
     let mut rows = 0;

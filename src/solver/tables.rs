@@ -295,8 +295,7 @@ mod tests {
 
     #[test]
     fn placements_match_locked_cells() {
-        // Every shrink mask: the union of its placements' cells is what LOCKED_CELLS keeps, and
-        // the minirows every placement uses are FORCED_MINIROWS.
+        // Every shrink mask: the union of its placements' cells is what LOCKED_CELLS keeps.
         for s in 0..512 {
             let p = usize::from(PLACEMENTS[s]);
             let cells = (0..6)
