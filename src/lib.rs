@@ -6,7 +6,7 @@
 //! - [`batch`]: the pipeline (reader, rayon workers, ordered writer) that runs a whole input.
 //! - [`dataset`]: dataset curation: canonical form (minlex), difficulty rating, dedupe.
 //! - [`generate`]: reproducible generation of uniquely solvable puzzles.
-//! - [`bench`]: throughput benchmark with thread scaling.
+//! - [`bench`](mod@bench): throughput benchmark with thread scaling.
 //!
 //! The library prints nothing. Front ends (the `sudoku-batch` binary, behind the default `cli`
 //! feature; the Python package) give the engine an input, an output and an [`batch::Observer`]

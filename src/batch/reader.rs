@@ -210,7 +210,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Consumes `n` bytes (at most what [`Reader::peek`] returned).
+    /// Consumes `n` bytes (at most what [`Reader::peek_lines`] returned).
     pub fn skip(&mut self, n: usize) {
         match &mut self.kind {
             Kind::Mapped { pos, end, .. } => *pos = (*pos + n).min(*end),

@@ -1,16 +1,16 @@
 //! Record formats: how an input splits into records, how a record is parsed, and how its answer is
 //! written. Every format plugs into the same pipeline through [`Format`]:
 //!
-//! - [`open`] decides the format from the start of the input, reads a CSV header, and checks
+//! - [`open`](fn@open) decides the format from the start of the input, reads a CSV header, and checks
 //!   that the task suits the format, once, before any record is read;
 //! - [`Format::last_boundary`] tells the reader where a block may end (a record boundary), so every
 //!   block holds whole records;
 //! - [`Format::process`] parses and answers every record of one block into that block's
 //!   [`BlockOut`], without allocating per record on the good path.
 //!
-//! Modules: [`answer`] (a task on one puzzle and the one renderer of its outcome), [`block`]
-//! (per-block bookkeeping and line rules), [`open`] (detection and opening), and the formats
-//! [`line`] (one puzzle per line), [`grid`] (nine lines of nine digits per puzzle) and [`csv`]
+//! Modules: [`answer`](mod@answer) (a task on one puzzle and the one renderer of its outcome), [`block`]
+//! (per-block bookkeeping and line rules), `open` (detection and opening), and the formats
+//! [`line`](mod@line) (one puzzle per line), [`grid`] (nine lines of nine digits per puzzle) and [`csv`]
 //! (a header naming the puzzle column).
 
 pub mod answer;
