@@ -9,15 +9,15 @@
 //! the peer, each from two adjacent passes), with their range: a slow spell on a shared machine
 //! hits both passes of a round, so paired ratios scatter less than the rates do. Parsing happens
 //! before timing; every solution of ours is checked once before timing starts. The last column is
-//! the guess count of the uniqueness check (`solver::count(p, 2)`), untimed.
+//! the guess count of the uniqueness check (`sudoku_batch::count(p, 2)`), untimed.
 
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use sudoku_batch::bench::median;
-use sudoku_batch::formats::line;
-use sudoku_batch::{solver, Grid};
+use sudoku_batch::line_puzzles;
+use sudoku_batch::Grid;
 
 const SETS: [&str; 5] = [
     "puzzles2_17_clue",
@@ -45,7 +45,7 @@ fn main() {
             continue;
         }
         let text = std::fs::read(dir.join(set)).expect("read data set");
-        let ours: Vec<Grid> = line::puzzles(&text)
+        let ours: Vec<Grid> = line_puzzles(&text)
             .map(|(n, p)| p.unwrap_or_else(|e| panic!("{set}:{n}: {e}")))
             .collect();
         let peer: Vec<sudoku::Sudoku> = ours
@@ -57,10 +57,10 @@ fn main() {
         let mut no_guess = 0usize;
         let mut guesses_unique = 0u64;
         for p in &ours {
-            let c = solver::count(p, 2);
+            let c = sudoku_batch::count(p, 2);
             assert!(c.solutions >= 1, "{set}: no solution counted for {p}");
             guesses_unique += c.guesses;
-            let s = solver::solve(p);
+            let s = sudoku_batch::solve(p);
             assert!(
                 s.solution.is_some_and(|g| g.solves(p)),
                 "{set}: wrong solution for {p}"
@@ -106,7 +106,11 @@ fn main() {
 fn pass_ours(puzzles: &[Grid]) -> usize {
     puzzles
         .iter()
-        .filter(|p| black_box(solver::solve(black_box(p))).solution.is_some())
+        .filter(|p| {
+            black_box(sudoku_batch::solve(black_box(p)))
+                .solution
+                .is_some()
+        })
         .count()
 }
 

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use sudoku_batch::dataset::canon::Canonicalizer;
+use sudoku_batch::Canonicalizer;
 use sudoku_batch::Grid;
 
 fn main() {

@@ -10,8 +10,8 @@
 use std::time::Instant;
 
 use sudoku_batch::bench::median;
-use sudoku_batch::formats::line;
-use sudoku_batch::{solver, Grid};
+use sudoku_batch::line_puzzles;
+use sudoku_batch::Grid;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -22,14 +22,14 @@ fn main() {
         .unwrap_or(1)
         .max(1);
     let text = std::fs::read(&path).expect("readable file");
-    let puzzles: Vec<Grid> = line::puzzles(&text).filter_map(|(_, p)| p.ok()).collect();
+    let puzzles: Vec<Grid> = line_puzzles(&text).filter_map(|(_, p)| p.ok()).collect();
     let mut seconds = Vec::with_capacity(passes);
     let mut solved = 0u64;
     for _ in 0..passes {
         let started = Instant::now();
         solved = 0;
         for p in &puzzles {
-            solved += u64::from(solver::solve(p).solution.is_some());
+            solved += u64::from(sudoku_batch::solve(p).solution.is_some());
         }
         seconds.push(started.elapsed().as_secs_f64());
     }

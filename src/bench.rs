@@ -11,12 +11,15 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::formats::Invalid;
+use crate::engine::Engine;
 use crate::grid::Grid;
+use crate::observe::Observer;
 use crate::solver;
+use crate::task::Invalid;
 
-/// What to run.
+/// What to run: [`BenchConfig::new`] and the setters.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct BenchConfig {
     /// Line-format puzzle files.
     pub files: Vec<PathBuf>,
@@ -28,8 +31,38 @@ pub struct BenchConfig {
     pub threads: Vec<usize>,
 }
 
+impl BenchConfig {
+    /// `files`, 0.3 s of warm-up and 1 s of measurement per run, at 1, 2, 4, ... threads up to
+    /// the cores.
+    pub fn new(files: Vec<PathBuf>) -> BenchConfig {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        BenchConfig {
+            files,
+            warmup: Duration::from_millis(300),
+            min_time: Duration::from_secs(1),
+            threads: default_threads(cores),
+        }
+    }
+    /// Minimum warm-up per run.
+    pub fn warmup(mut self, warmup: Duration) -> Self {
+        self.warmup = warmup;
+        self
+    }
+    /// Minimum measured time per run.
+    pub fn min_time(mut self, min_time: Duration) -> Self {
+        self.min_time = min_time;
+        self
+    }
+    /// Thread counts to measure, in order.
+    pub fn threads(mut self, threads: Vec<usize>) -> Self {
+        self.threads = threads;
+        self
+    }
+}
+
 /// Why a benchmark could not run or did not pass validation.
 #[derive(Debug, thiserror::Error)]
+#[allow(missing_docs)] // each variant's message says what it is
 pub enum BenchError {
     #[error("cannot read {path}: {source}")]
     Read {
@@ -77,33 +110,43 @@ impl std::fmt::Display for Mode {
 pub struct Report {
     /// Cores the machine reports (`available_parallelism`).
     pub cores: usize,
+    /// Minimum warm-up seconds per run.
     pub warmup_s: f64,
+    /// Minimum measured seconds per run.
     pub min_time_s: f64,
+    /// Thread counts measured.
     pub threads: Vec<usize>,
+    /// One report per file.
     pub files: Vec<FileReport>,
 }
 
 /// One puzzle file.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileReport {
+    /// The file's path.
     pub file: String,
+    /// Puzzles measured.
     pub puzzles: usize,
     /// Lines that are not puzzles (too short, bad characters, clashing givens), reported and
     /// skipped.
     pub skipped: Vec<Skipped>,
+    /// One report per mode.
     pub modes: Vec<ModeReport>,
 }
 
 /// A line left out of the benchmark.
 #[derive(Debug, Clone, Serialize)]
 pub struct Skipped {
+    /// Its 1-based line.
     pub line: usize,
+    /// Why it is not a puzzle.
     pub reason: String,
 }
 
 /// One mode on one file.
 #[derive(Debug, Clone, Serialize)]
 pub struct ModeReport {
+    /// The solver entry point timed.
     pub mode: Mode,
     /// Percentage of puzzles solved without a guess.
     pub no_guess_pct: f64,
@@ -120,6 +163,7 @@ pub struct ModeReport {
 /// One thread count.
 #[derive(Debug, Clone, Serialize)]
 pub struct Run {
+    /// Worker threads.
     pub threads: usize,
     /// Measured passes over the file.
     pub passes: usize,
@@ -314,23 +358,20 @@ pub fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// Runs the benchmark. `progress` is called with a line after each file and mode.
+/// Runs the benchmark. `observer` gets a status line after each file and mode.
 ///
 /// The thread counts of one file and mode are measured interleaved (one pass each in turn), so a
 /// load that comes and goes on the machine affects them alike.
-pub fn run(config: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<Report, BenchError> {
+pub fn run(config: &BenchConfig, observer: &mut dyn Observer) -> Result<Report, BenchError> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pools = config
         .threads
         .iter()
         .map(|&threads| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map_err(|e| BenchError::Threads {
-                    threads,
-                    message: e.to_string(),
-                })
+            Engine::new(threads).map_err(|e| BenchError::Threads {
+                threads,
+                message: e.to_string(),
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut files = Vec::new();
@@ -387,7 +428,7 @@ pub fn run(config: &BenchConfig, mut progress: impl FnMut(&str)) -> Result<Repor
                 .iter()
                 .map(|r| format!("{} thr {:.0}/s", r.threads, r.puzzles_per_s))
                 .collect();
-            progress(&format!(
+            observer.status(&format!(
                 "{}: {mode}: {}",
                 path.display(),
                 summary.join(", ")

@@ -8,19 +8,24 @@
 //! Each puzzle starts from a random complete grid (randomized backtracking fill), then givens are
 //! removed in a random order; a removal is kept only when the puzzle still has exactly one
 //! solution. The uniqueness test is a property of the puzzle, not of the solver, so a faster or
-//! different solver behind [`crate::solver::count`] produces byte-identical files.
+//! different solver behind [`crate::count`] produces byte-identical files.
 
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::batch::output::Sink;
+use crate::batch::{BatchError, Output};
+use crate::engine::Engine;
 use crate::grid::{Grid, CELLS, UNITS};
+use crate::observe::{Observer, Progress, Work};
 use crate::rng::{mix64, SplitMix64};
 use crate::solver;
 
 /// How givens are removed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Mode {
     /// Remove a given only when its cell is then a naked or hidden single of the remaining givens.
     /// Unique by construction and solvable by singles alone (like the popular Kaggle sets), and cheap.
@@ -32,6 +37,15 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Its name: `easy`, `unique` or `minimal`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Easy => "easy",
+            Mode::Unique => "unique",
+            Mode::Minimal => "minimal",
+        }
+    }
+
     /// The clue target used when none is given (`None`: remove as many as possible).
     pub fn default_clues(self) -> Option<usize> {
         match self {
@@ -42,8 +56,9 @@ impl Mode {
     }
 }
 
-/// What to generate.
+/// What to generate: [`GenerateConfig::new`] and the setters.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct GenerateConfig {
     /// Number of puzzles.
     pub count: u64,
@@ -57,8 +72,42 @@ pub struct GenerateConfig {
     pub threads: Option<usize>,
 }
 
+impl GenerateConfig {
+    /// `count` puzzles of [`Mode::Easy`] from seed 1, on every core.
+    pub fn new(count: u64) -> GenerateConfig {
+        GenerateConfig {
+            count,
+            seed: 1,
+            mode: Mode::Easy,
+            clues: None,
+            threads: None,
+        }
+    }
+    /// The seed.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+    /// The removal strategy.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+    /// The clue target (`None`: the mode's default).
+    pub fn clues(mut self, clues: Option<usize>) -> Self {
+        self.clues = clues;
+        self
+    }
+    /// Worker threads (`None`: every core).
+    pub fn threads(mut self, threads: Option<usize>) -> Self {
+        self.threads = threads;
+        self
+    }
+}
+
 /// Totals of a run.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Summary {
     /// Puzzles written.
     pub puzzles: u64,
@@ -81,19 +130,54 @@ pub const ATTEMPTS: usize = 16;
 /// Puzzles made per parallel chunk before they are written.
 const CHUNK: u64 = 1 << 12;
 
-/// Generates `config.count` puzzles and writes them to `out`, one 81-character line each, `.` for
-/// blanks, in index order. `progress` is called with the number written so far after each chunk.
-pub fn generate<W: Write>(
+/// Generates `config.count` puzzles into `output`, one 81-character line each, `.` for blanks,
+/// in index order. A file output is written under a temporary name and renamed into place only
+/// when complete. Progress (puzzles written) goes to `observer` after each chunk, which may stop
+/// the run.
+pub fn generate(
     config: &GenerateConfig,
-    out: &mut W,
-    mut progress: impl FnMut(u64),
-) -> io::Result<Summary> {
-    let start = Instant::now();
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = config.threads {
-        builder = builder.num_threads(n);
+    output: Output<'_>,
+    observer: &mut dyn Observer,
+) -> Result<Summary, BatchError> {
+    let (name, mut sink) = match output {
+        Output::Path(path) => {
+            let sink = Sink::file(path.clone()).map_err(|source| BatchError::Create {
+                path: path.clone(),
+                source,
+            })?;
+            (path.display().to_string(), sink)
+        }
+        Output::Writer { name, writer } => (name, Sink::Writer(writer)),
+    };
+    let write_error = |source: io::Error| match source.kind() {
+        io::ErrorKind::BrokenPipe => BatchError::OutputClosed,
+        _ => BatchError::Write {
+            name: name.clone(),
+            source,
+        },
+    };
+    let summary = {
+        let mut out = io::BufWriter::new(&mut sink);
+        let summary = write_puzzles(config, &mut out, observer)?.map_err(write_error)?;
+        out.flush().map_err(write_error)?;
+        summary
+    };
+    if observer.should_stop() {
+        return Err(BatchError::Stopped);
     }
-    let pool = builder.build().map_err(io::Error::other)?;
+    sink.finish().map_err(write_error)?;
+    Ok(summary)
+}
+
+/// The generation loop; the outer result is the engine's, the inner one the output's.
+fn write_puzzles(
+    config: &GenerateConfig,
+    out: &mut dyn Write,
+    observer: &mut dyn Observer,
+) -> Result<io::Result<Summary>, BatchError> {
+    let start = Instant::now();
+    let engine = Engine::new(config.threads.unwrap_or(0))?;
+    observer.start(Work::Records(config.count), None);
     let target = match config.mode {
         Mode::Minimal => None,
         mode => config.clues.or(mode.default_clues()),
@@ -110,7 +194,7 @@ pub fn generate<W: Write>(
     let mut first = 0;
     while first < config.count {
         let last = config.count.min(first + CHUNK);
-        let chunk: Vec<Grid> = pool.install(|| {
+        let chunk: Vec<Grid> = engine.install(|| {
             (first..last)
                 .into_par_iter()
                 .map(|i| puzzle(config.seed, i, config.mode, target))
@@ -132,17 +216,21 @@ pub fn generate<W: Write>(
             );
             buf.push(b'\n');
         }
-        out.write_all(&buf)?;
+        if let Err(e) = out.write_all(&buf) {
+            return Ok(Err(e));
+        }
         summary.puzzles += chunk.len() as u64;
-        progress(summary.puzzles);
+        observer.progress(Progress::new(0, summary.puzzles));
         first = last;
+        if observer.should_stop() {
+            break;
+        }
     }
-    out.flush()?;
     if summary.puzzles == 0 {
         summary.min_clues = 0;
     }
     summary.elapsed = start.elapsed();
-    Ok(summary)
+    Ok(Ok(summary))
 }
 
 /// Puzzle number `index` of the run with `seed`: a pure function of its arguments.

@@ -32,6 +32,7 @@ pub struct Grid {
 
 /// Why a text is not a grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[allow(missing_docs)] // each variant's message says what it is
 pub enum ParseError {
     /// The text does not have exactly 81 cells.
     #[error("expected 81 cells, found {found}")]
@@ -52,8 +53,11 @@ fn show_byte(byte: u8) -> String {
 /// A kind of unit: nine cells that must hold each digit once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
+    /// A row.
     Row,
+    /// A column.
     Column,
+    /// A 3x3 box.
     Box,
 }
 
@@ -70,8 +74,11 @@ impl fmt::Display for Unit {
 /// A digit that appears twice in one unit; `index` is the unit's 1-based number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Clash {
+    /// The digit that appears twice.
     pub digit: u8,
+    /// The kind of unit it appears twice in.
     pub unit: Unit,
+    /// Which unit of that kind, 1-based.
     pub index: usize,
 }
 

@@ -1,51 +1,154 @@
 //! sudoku-batch: a fast, dependable batch Sudoku engine.
 //!
-//! - [`grid`]: one puzzle (parse, format, validate).
-//! - [`solver`]: the allocation-free search (first solution, count, lexicographically smallest).
-//! - [`formats`]: record formats (line, grid, CSV): detection, parsing, answering, rendering.
-//! - [`batch`]: the pipeline (reader, rayon workers, ordered writer) that runs a whole input.
-//! - [`dataset`]: dataset curation: canonical form (minlex), difficulty rating, dedupe.
-//! - [`generate`]: reproducible generation of uniquely solvable puzzles.
-//! - [`bench`](mod@bench): throughput benchmark with thread scaling.
+//! The engine answers records (puzzles, with a carried solution for `check`) for a [`Task`]:
+//! solve, count, check, canon, rate or dedupe. Three ways in:
+//!
+//! - one puzzle: [`Grid`] and the search, [`solve`], [`count`], [`lexmin`];
+//! - records in memory: an [`Engine`] (a worker pool) answers a slice of [`Record`]s;
+//! - whole inputs: [`run`] reads a file or stream (line, grid or CSV format, detected), answers
+//!   every record on every core and writes the answers in input order, reporting to an
+//!   [`Observer`].
 //!
 //! The library prints nothing. Front ends (the `sudoku-batch` binary, behind the default `cli`
-//! feature; the Python package) give the engine an input, an output and an [`batch::Observer`]
-//! for messages and progress:
+//! feature; the Python package) give it an input, an output and an observer:
 //!
 //! ```
-//! use sudoku_batch::batch::{self, Config, Input, Output, Silent};
-//! use sudoku_batch::formats::{FormatChoice, Task};
+//! use sudoku_batch::{run, Config, Input, Output, Silent, Task};
 //!
 //! let puzzles = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79\nnot a puzzle\n";
-//! let config = Config {
-//!     task: Task::Solve { lexmin: false },
-//!     format: FormatChoice::Auto,
-//!     column: None,
-//!     threads: 2,
-//!     max_messages: 20,
-//!     shard: None,
-//!     ..Config::default()
-//! };
+//! let config = Config::new(Task::Solve { lexmin: false }).threads(2);
 //! let mut out = Vec::new();
-//! let input = Input::Reader { name: "memory".into(), reader: Box::new(puzzles.as_bytes()) };
-//! let output = Output::Writer { name: "memory".into(), writer: Box::new(&mut out) };
-//! let summary = batch::run(&config, input, output, &mut Silent)?;
+//! let input = Input::reader("memory", puzzles.as_bytes());
+//! let output = Output::writer("memory", &mut out);
+//! let summary = run(&config, input, output, &mut Silent)?;
 //! assert_eq!(
 //!     String::from_utf8(out).unwrap(),
 //!     "534678912672195348198342567859761423426853791713924856961537284287419635345286179\n\
 //!      invalid: expected 81 cells, found 3\n"
 //! );
 //! assert_eq!((summary.tally.solved, summary.tally.invalid), (1, 1));
-//! # Ok::<(), sudoku_batch::batch::BatchError>(())
+//! # Ok::<(), sudoku_batch::BatchError>(())
 //! ```
+//!
+//! Layers, bottom up: `grid` and `solver` (one puzzle); `task` (what a task computes on one
+//! record, its outcome, its result columns and counts); `records` (the one per-record loop over
+//! a format's reader and renderer); `formats` (framing, detection, the line, grid and CSV
+//! readers and renderers); `batch` (reader, pool, ordered writer, filters, atomic output);
+//! `engine` (the pool, and in-memory batches); `dataset` (canon, rate, dedupe). `bench` and
+//! `generate` are jobs built on the engine.
+#![warn(missing_docs)]
 
-pub mod batch;
+mod batch;
 pub mod bench;
-pub mod dataset;
-pub mod formats;
+mod dataset;
+mod engine;
+mod formats;
 pub mod generate;
-pub mod grid;
+mod grid;
+mod observe;
+mod records;
 mod rng;
-pub mod solver;
+mod solver;
+mod task;
 
-pub use grid::{Grid, ParseError};
+pub use batch::{
+    run, BatchError, Config, Filter, Input, Output, Shard, ShardError, Summary, MAX_THREADS,
+};
+pub use dataset::canon::{canonical, Canonicalizer};
+pub use dataset::dedupe::Deduper;
+pub use dataset::rate::{rate, Rating};
+pub use dataset::symmetry::Transform;
+pub use engine::{Engine, EngineError};
+pub use formats::line::puzzles as line_puzzles;
+pub use formats::{detect, Detected, FormatChoice, FormatError, PUZZLE_NAMES, SOLUTION_NAMES};
+pub use grid::{Clash, Grid, ParseError, Unit, CELLS};
+pub use observe::{Message, Observer, Progress, Silent, Work};
+pub use solver::{count, lexmin, solve, Counted, Solved};
+pub use task::{
+    answer, Column, ColumnType, Invalid, Outcome, Problem, Record, Tally, Task, TaskError,
+    TaskOptions, Wrong, STATUS, TASK_NAMES,
+};
+
+/// Removes the output files of runs still in progress (their temporary names), for a front end's
+/// signal handler: a killed run leaves no partial output behind. Async-signal-safe.
+pub fn remove_temporary_files() {
+    batch::output::remove_temporary_files();
+}
+
+/// Writes `bytes` to `path` atomically, as a batch run writes its output: under a temporary
+/// name beside it, renamed into place once complete, so a full disk or a killed process never
+/// leaves a truncated file in place of the old one.
+pub fn write_file_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = batch::output::Sink::file(path.to_path_buf())?;
+    out.write_all(bytes)?;
+    out.finish()
+}
+
+/// Internals exposed for the fuzz targets only (feature `fuzzing`); not a stable API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+#[allow(missing_docs)]
+pub mod fuzzing {
+    use std::sync::Arc;
+
+    pub use crate::formats::csv::{comments_end_at_cr, Event, RowScan};
+    pub use crate::formats::line::parse_line;
+    pub use crate::formats::text::lines;
+
+    use crate::formats::csv::{CsvFormat, Layout};
+    use crate::formats::grid::GridFormat;
+    use crate::formats::line::LineFormat;
+    use crate::formats::TextFormat;
+    use crate::records::BlockOut;
+    use crate::task::Task;
+
+    /// A text format: framing and the answering of one block.
+    pub struct Format(Arc<dyn TextFormat>);
+
+    /// What answering one block gave.
+    pub struct Block {
+        pub bytes: Vec<u8>,
+        pub records: u64,
+        pub lines: u64,
+        pub message_lines: Vec<u64>,
+    }
+
+    impl Format {
+        pub fn line() -> Format {
+            Format(Arc::new(LineFormat))
+        }
+        pub fn grid() -> Format {
+            Format(Arc::new(GridFormat))
+        }
+        /// CSV with this header row (its line end included).
+        pub fn csv(header: &[u8], task: Task) -> Format {
+            let layout = Layout::from_header(header, b"", None, None, task).expect("a header");
+            Format(Arc::new(CsvFormat::new(layout)))
+        }
+        pub fn last_boundary(&self, buf: &[u8]) -> Option<usize> {
+            self.0.last_boundary(buf)
+        }
+        /// Where a shard starting at `p` starts (any `p`).
+        pub fn record_start_at_or_after(&self, data: &[u8], p: usize) -> usize {
+            match p {
+                0 => 0,
+                p if p >= data.len() => data.len(),
+                p => self.0.record_start_at_or_after(data, 0, p),
+            }
+        }
+        pub fn separator(&self) -> &'static [u8] {
+            self.0.block_separator()
+        }
+        pub fn answer(&self, data: &[u8], task: Task) -> Block {
+            let mut out = BlockOut::new(usize::MAX);
+            self.0.answer_block(data, task, &mut out);
+            Block {
+                message_lines: out.messages.iter().map(|m| m.line).collect(),
+                bytes: out.bytes,
+                records: out.tally.records,
+                lines: out.lines,
+            }
+        }
+    }
+}

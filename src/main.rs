@@ -12,42 +12,53 @@ macro_rules! say {
 
 mod cli;
 
-use std::io::{BufWriter, IsTerminal, Write};
-use std::process::{exit, ExitCode};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context as _;
 use clap::{CommandFactory, Parser};
-use sudoku_batch::batch::output::Sink;
-use sudoku_batch::batch::{self, BatchError, Input};
-use sudoku_batch::{bench, generate};
+use sudoku_batch::generate::{self, GenerateConfig};
+use sudoku_batch::{bench, BatchError, Input, Output};
 
 use cli::args as flags;
 use cli::console::{self, Console};
 
+/// Why a command failed: every failure is printed once, as `sudoku-batch: error: ...`, and ends
+/// the process with `code` (2 for usage and I/O errors, 1 for a benchmark whose validation
+/// failed).
+struct Failure {
+    message: String,
+    code: u8,
+}
+
+impl Failure {
+    fn usage(message: impl std::fmt::Display) -> Failure {
+        Failure {
+            message: message.to_string(),
+            code: 2,
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = flags::Cli::parse();
     cli::signals::install();
-    match cli.command {
-        flags::Command::Generate(args) => match run_generate(args) {
-            Ok(()) => ExitCode::SUCCESS,
-            // A closed output pipe (`generate ... | head`) ends the run quietly, as for solve.
-            Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
-            Err(e) => {
-                say!("sudoku-batch: error: {e:#}");
-                ExitCode::from(2)
-            }
-        },
-        flags::Command::Bench(args) => {
-            run_bench(args);
-            ExitCode::SUCCESS
-        }
+    let result = match cli.command {
+        flags::Command::Generate(args) => run_generate(args),
+        flags::Command::Bench(args) => run_bench(args),
         ref command => run_batch(command),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Failure { message, code }) => {
+            say!("sudoku-batch: error: {message}");
+            ExitCode::from(code)
+        }
     }
 }
 
 /// `solve`, `count`, `check`, `canon`, `rate` and `dedupe`: the batch engine over a whole input.
-fn run_batch(command: &flags::Command) -> ExitCode {
+fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
     let (Some(common), Some((config, input, output))) = (command.common(), command.batch()) else {
         unreachable!("run_batch is only called for batch commands");
     };
@@ -57,15 +68,11 @@ fn run_batch(command: &flags::Command) -> ExitCode {
         if let Some(sub) = cmd.find_subcommand_mut(command.name()) {
             let _ = write!(std::io::stderr(), "{}", sub.render_help());
         }
-        return ExitCode::from(2);
+        return Ok(ExitCode::from(2));
     }
-    let name = match &input {
-        Input::Path(p) => p.display().to_string(),
-        Input::Reader { name, .. } => name.clone(),
-    };
     let progress = !common.quiet && std::io::stderr().is_terminal();
-    let mut console = Console::new(name, progress, common.quiet);
-    let result = batch::run(&config, input, output, &mut console);
+    let mut console = Console::new(input.name(), progress, common.quiet);
+    let result = sudoku_batch::run(&config, input, output, &mut console);
     console.finish();
     match result {
         Ok(summary) => {
@@ -76,60 +83,39 @@ fn run_batch(command: &flags::Command) -> ExitCode {
                 common.stats.is_some(),
             );
             let failed = summary.failed() && !common.exit_zero;
-            ExitCode::from(if failed { 1 } else { 0 })
+            Ok(ExitCode::from(if failed { 1 } else { 0 }))
         }
-        Err(BatchError::OutputClosed) => ExitCode::SUCCESS,
-        Err(e) => {
-            // The engine's messages already name their cause; print the top one only.
-            say!("sudoku-batch: error: {e}");
-            ExitCode::from(2)
-        }
+        Err(BatchError::OutputClosed) => Ok(ExitCode::SUCCESS),
+        // The engine's messages already name their cause; print the top one only.
+        Err(e) => Err(Failure::usage(e)),
     }
 }
 
-fn run_generate(args: flags::GenerateArgs) -> anyhow::Result<()> {
-    let mode = match args.mode {
-        flags::GenerateMode::Easy => generate::Mode::Easy,
-        flags::GenerateMode::Unique => generate::Mode::Unique,
-        flags::GenerateMode::Minimal => generate::Mode::Minimal,
-    };
-    if mode == generate::Mode::Minimal && args.clues.is_some() {
-        anyhow::bail!("--clues applies to --mode easy and --mode unique, not minimal");
+fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
+    if args.mode == generate::Mode::Minimal && args.clues.is_some() {
+        return Err(Failure::usage(
+            "--clues applies to --mode easy and --mode unique, not minimal",
+        ));
     }
-    let config = generate::GenerateConfig {
-        count: args.count,
-        seed: args.seed,
-        mode,
-        clues: args.clues.map(usize::from),
-        threads: args.threads.map(usize::from),
+    let config = GenerateConfig::new(args.count)
+        .seed(args.seed)
+        .mode(args.mode)
+        .clues(args.clues.map(usize::from))
+        .threads(args.threads.map(usize::from));
+    let output = match &args.output {
+        None => Output::writer("stdout", std::io::stdout()),
+        Some(path) => Output::Path(path.clone()),
     };
     // A progress bar only for a person watching a terminal.
-    let bar = if std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::new(config.count)
-    } else {
-        indicatif::ProgressBar::hidden()
+    let mut console = Console::new(String::new(), std::io::stderr().is_terminal(), false);
+    let result = generate::generate(&config, output, &mut console);
+    console.finish();
+    let summary = match result {
+        Ok(summary) => summary,
+        // A closed output pipe (`generate ... | head`) ends the run quietly, as for solve.
+        Err(BatchError::OutputClosed) => return Ok(ExitCode::SUCCESS),
+        Err(e) => return Err(Failure::usage(e)),
     };
-    // The same sink as `solve`: a file is written under a temporary name and renamed into place
-    // only when complete; on an error the temporary file is removed.
-    let mut sink = match &args.output {
-        None => Sink::Writer(Box::new(std::io::stdout())),
-        Some(path) => Sink::file(path.clone())
-            .with_context(|| format!("cannot create an output file beside {}", path.display()))?,
-    };
-    let where_to = args
-        .output
-        .as_ref()
-        .map_or("stdout".to_string(), |p| p.display().to_string());
-    let summary = {
-        let mut out = BufWriter::new(&mut sink);
-        let summary = generate::generate(&config, &mut out, |done| bar.set_position(done))
-            .and_then(|s| out.flush().map(|()| s))
-            .with_context(|| format!("writing {where_to}"))?;
-        summary
-    };
-    sink.finish()
-        .with_context(|| format!("writing {where_to}"))?;
-    bar.finish_and_clear();
     let mean = summary.total_clues as f64 / summary.puzzles.max(1) as f64;
     let secs = summary.elapsed.as_secs_f64();
     say!(
@@ -146,52 +132,35 @@ fn run_generate(args: flags::GenerateArgs) -> anyhow::Result<()> {
             generate::ATTEMPTS
         );
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
-
-/// Prints `message` and exits with code 2 (usage or I/O error).
-fn fail(message: impl std::fmt::Display) -> ! {
-    say!("sudoku-batch: {message}");
-    exit(2)
-}
-
-fn seconds(flag: &str, value: f64) -> Duration {
+fn seconds(flag: &str, value: f64) -> Result<Duration, Failure> {
     Duration::try_from_secs_f64(value)
-        .unwrap_or_else(|_| fail(format!("{flag} must be a non-negative number of seconds")))
+        .map_err(|_| Failure::usage(format!("{flag} must be a non-negative number of seconds")))
 }
 
-fn run_bench(args: flags::BenchArgs) {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+fn run_bench(args: flags::BenchArgs) -> Result<ExitCode, Failure> {
     let files = if args.files.is_empty() {
-        bench::shipped_sets().unwrap_or_else(|e| fail(e))
+        bench::shipped_sets().map_err(Failure::usage)?
     } else {
         args.files
     };
-    let config = bench::BenchConfig {
-        files,
-        warmup: seconds("--warmup", args.warmup),
-        min_time: seconds("--min-time", args.min_time),
-        threads: args.threads.map_or_else(
-            || bench::default_threads(cores),
-            |t| t.into_iter().map(usize::from).collect(),
-        ),
-    };
-    let report = bench::run(&config, |line| say!("{line}")).unwrap_or_else(|e| {
-        say!("sudoku-batch: {e}");
-        exit(if matches!(e, bench::BenchError::Wrong { .. }) {
+    let mut config = bench::BenchConfig::new(files)
+        .warmup(seconds("--warmup", args.warmup)?)
+        .min_time(seconds("--min-time", args.min_time)?);
+    if let Some(threads) = args.threads {
+        config = config.threads(threads.into_iter().map(usize::from).collect());
+    }
+    let mut console = Console::new(String::new(), false, false);
+    let report = bench::run(&config, &mut console).map_err(|e| Failure {
+        code: if matches!(e, bench::BenchError::Wrong { .. }) {
             1
         } else {
             2
-        })
-    });
+        },
+        message: e.to_string(),
+    })?;
     for f in &report.files {
         for s in f.skipped.iter().take(10) {
             say!("{}: line {}: skipped: {}", f.file, s.line, s.reason);
@@ -210,14 +179,14 @@ fn run_bench(args: flags::BenchArgs) {
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
     {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit(0),
-        Err(e) => fail(format!("writing stdout: {e}")),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+        Err(e) => return Err(Failure::usage(format!("writing stdout: {e}"))),
         Ok(()) => {}
     }
     if let Some(path) = &args.plot {
-        if let Err(e) = cli::bench_report::plot(&report, path) {
-            fail(format!("writing plot {}: {e}", path.display()));
-        }
+        cli::bench_report::plot(&report, path)
+            .map_err(|e| Failure::usage(format!("writing plot {}: {e}", path.display())))?;
         say!("sudoku-batch: plot written to {}", path.display());
     }
+    Ok(ExitCode::SUCCESS)
 }

@@ -7,9 +7,9 @@ mod common;
 
 use std::collections::{HashMap, HashSet};
 
-use sudoku_batch::dataset::canon::{canonical, Canonicalizer};
-use sudoku_batch::dataset::symmetry::Transform;
 use sudoku_batch::Grid;
+use sudoku_batch::Transform;
+use sudoku_batch::{canonical, Canonicalizer};
 
 type Cells = [u8; 81];
 

@@ -7,38 +7,33 @@ mod common;
 use std::io::Cursor;
 use std::path::Path;
 
-use sudoku_batch::batch::{self, BatchError, Config, Input, Observer, Output, Summary};
-use sudoku_batch::formats::{FormatChoice, FormatError, Message, Task};
+use sudoku_batch::{
+    run, BatchError, Config, FormatError, Input, Message, Observer, Output, Progress, Silent,
+    Summary, Task, Work,
+};
 
 /// Records everything the engine reports.
 #[derive(Default)]
 struct Collect {
-    started: Vec<Option<u64>>,
+    started: Vec<Work>,
     messages: Vec<(u64, String)>,
     progress: Vec<(u64, u64)>,
 }
 
 impl Observer for Collect {
-    fn start(&mut self, input_bytes: Option<u64>, _note: Option<&str>) {
-        self.started.push(input_bytes);
+    fn start(&mut self, work: Work, _note: Option<&str>) {
+        self.started.push(work);
     }
     fn message(&mut self, m: &Message) {
         self.messages.push((m.line, m.problem.to_string()));
     }
-    fn progress(&mut self, input_bytes: u64, records: u64) {
-        self.progress.push((input_bytes, records));
+    fn progress(&mut self, progress: Progress) {
+        self.progress.push((progress.bytes, progress.records));
     }
 }
 
 fn config(task: Task, threads: usize) -> Config {
-    Config {
-        task,
-        format: FormatChoice::Auto,
-        column: None,
-        threads,
-        max_messages: 1000,
-        ..Config::default()
-    }
+    Config::new(task).threads(threads).max_messages(1000)
 }
 
 const SOLVE: Task = Task::Solve { lexmin: false };
@@ -47,11 +42,8 @@ const SOLVE: Task = Task::Solve { lexmin: false };
 fn run_input(config: &Config, input: Input<'_>) -> (Vec<u8>, Summary, Collect) {
     let mut out = Vec::new();
     let mut seen = Collect::default();
-    let output = Output::Writer {
-        name: "memory".into(),
-        writer: Box::new(&mut out),
-    };
-    let summary = batch::run(config, input, output, &mut seen).expect("the run succeeds");
+    let output = Output::writer("memory", &mut out);
+    let summary = run(config, input, output, &mut seen).expect("the run succeeds");
     (out, summary, seen)
 }
 
@@ -132,7 +124,7 @@ fn order_and_line_numbers_hold_across_blocks_and_thread_counts() {
             seen.messages, expected,
             "{threads} threads from a mapped file"
         );
-        assert_eq!(seen.started, [Some(text.len() as u64)]);
+        assert_eq!(seen.started, [Work::Bytes(text.len() as u64)]);
         assert_eq!(seen.progress.last(), Some(&(text.len() as u64, 60_000)));
         assert!(seen
             .progress
@@ -189,16 +181,10 @@ fn a_task_that_does_not_suit_the_format_stops_before_any_record() {
     let grid = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/classic_spaces.txt"))
         .unwrap();
     let mut out = Vec::new();
-    let result = batch::run(
+    let result = run(
         &config(Task::Check { unique: false }, 2),
-        Input::Reader {
-            name: "grid".into(),
-            reader: Box::new(Cursor::new(grid)),
-        },
-        Output::Writer {
-            name: "memory".into(),
-            writer: Box::new(&mut out),
-        },
+        Input::reader("grid", Cursor::new(grid)),
+        Output::writer("memory", &mut out),
         &mut Collect::default(),
     );
     match result {
@@ -226,17 +212,14 @@ fn a_failing_writer_stops_the_run_with_a_write_error() {
         }
     }
     let (text, _) = many_records();
-    let result = batch::run(
+    let result = run(
         &config(SOLVE, 2),
         Input::Reader {
             name: "memory".into(),
             reader: Box::new(Cursor::new(text.as_bytes())),
         },
-        Output::Writer {
-            name: "full".into(),
-            writer: Box::new(Full),
-        },
-        &mut batch::Silent,
+        Output::writer("full", Full),
+        &mut Silent,
     );
     match result {
         Err(e @ BatchError::Write { .. }) => {
@@ -260,7 +243,7 @@ fn an_observer_can_stop_the_run_and_no_output_file_is_left() {
     let input = dir.path().join("many.txt");
     std::fs::write(&input, &text).unwrap();
     let output = dir.path().join("out.txt");
-    let result = batch::run(
+    let result = run(
         &config(SOLVE, 2),
         Input::Path(input),
         Output::Path(output.clone()),

@@ -3,7 +3,7 @@
 
 use assert_cmd::Command;
 use sudoku_batch::generate::{self, Mode};
-use sudoku_batch::{solver, Grid};
+use sudoku_batch::Grid;
 
 fn generate(args: &[&str]) -> String {
     let out = Command::cargo_bin("sudoku-batch")
@@ -33,7 +33,7 @@ fn parse_all(text: &str, n: usize) -> Vec<Grid> {
 
 fn assert_unique(grids: &[Grid]) {
     for g in grids {
-        assert_eq!(solver::count(g, 2).solutions, 1, "not unique: {g}");
+        assert_eq!(sudoku_batch::count(g, 2).solutions, 1, "not unique: {g}");
     }
 }
 
@@ -101,7 +101,7 @@ fn minimal_puzzles_lose_uniqueness_when_any_given_is_removed() {
             cells[cell] = 0;
             let fewer = Grid::from_cells(cells).unwrap();
             assert_eq!(
-                solver::count(&fewer, 2).solutions,
+                sudoku_batch::count(&fewer, 2).solutions,
                 2,
                 "{g}: removing cell {cell} keeps it unique, so it is not minimal"
             );

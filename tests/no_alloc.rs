@@ -4,7 +4,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use sudoku_batch::{solver, Grid};
+use sudoku_batch::Grid;
 
 struct Counting;
 
@@ -60,10 +60,10 @@ fn solve_count_and_lexmin_do_not_allocate() {
     let mut solved = 0;
     for _ in 0..20 {
         for p in &puzzles {
-            solved += usize::from(solver::solve(p).solution.is_some());
-            solved += solver::count(p, 2).solutions as usize;
-            solved += solver::count(p, 1000).solutions as usize;
-            solved += usize::from(solver::lexmin(p).solution.is_some());
+            solved += usize::from(sudoku_batch::solve(p).solution.is_some());
+            solved += sudoku_batch::count(p, 2).solutions as usize;
+            solved += sudoku_batch::count(p, 1000).solutions as usize;
+            solved += usize::from(sudoku_batch::lexmin(p).solution.is_some());
         }
     }
     let allocations = ALLOCS.with(Cell::get) - before;

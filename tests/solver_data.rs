@@ -3,13 +3,12 @@
 
 mod common;
 
-use sudoku_batch::solver;
 use sudoku_batch::Grid;
 
 fn check_set(file: &str, expect_unique: bool) {
     for (i, line) in common::data_puzzles(file).iter().enumerate() {
         let puzzle = Grid::parse(line.as_bytes()).expect("data sets parse");
-        let solved = solver::solve(&puzzle);
+        let solved = sudoku_batch::solve(&puzzle);
         let solution = solved
             .solution
             .unwrap_or_else(|| panic!("{file} puzzle {}: no solution", i + 1));
@@ -18,7 +17,7 @@ fn check_set(file: &str, expect_unique: bool) {
             "{file} puzzle {}: bad solution",
             i + 1
         );
-        let count = solver::count(&puzzle, 2).solutions;
+        let count = sudoku_batch::count(&puzzle, 2).solutions;
         if expect_unique {
             assert_eq!(count, 1, "{file} puzzle {}: {line}", i + 1);
         } else {

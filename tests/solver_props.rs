@@ -5,7 +5,7 @@ mod common;
 
 use common::reference;
 use proptest::prelude::*;
-use sudoku_batch::{solver, Grid};
+use sudoku_batch::Grid;
 
 /// A random solved grid with `blanks` cells (chosen by `order_seed`) emptied, and optionally
 /// one cell overwritten, which may make the puzzle unsolvable.
@@ -38,7 +38,7 @@ fn check_against_reference(cells: &reference::Cells) -> Result<usize, TestCaseEr
     let puzzle = Grid::from_cells(*cells).unwrap();
     let expected = reference::solutions(cells, 10);
 
-    let counted = solver::count(&puzzle, 10);
+    let counted = sudoku_batch::count(&puzzle, 10);
     prop_assert_eq!(
         counted.solutions as usize,
         expected.len(),
@@ -46,13 +46,13 @@ fn check_against_reference(cells: &reference::Cells) -> Result<usize, TestCaseEr
         puzzle
     );
 
-    let solved = solver::solve(&puzzle);
+    let solved = sudoku_batch::solve(&puzzle);
     prop_assert_eq!(solved.solution.is_some(), !expected.is_empty());
     if let Some(s) = solved.solution {
         prop_assert!(s.solves(&puzzle), "{} does not solve {}", s, puzzle);
     }
 
-    let smallest = solver::lexmin(&puzzle).solution;
+    let smallest = sudoku_batch::lexmin(&puzzle).solution;
     if expected.len() < 10 {
         // Every solution is known: the smallest must match exactly.
         let want = expected.iter().min().map(|c| Grid::from_cells(*c).unwrap());
@@ -106,31 +106,34 @@ fn reference_cases_cover_every_solution_count() {
 
 #[test]
 fn empty_grid_lexmin_is_the_canonical_first_grid() {
-    let s = solver::lexmin(&Grid::EMPTY).solution.unwrap();
+    let s = sudoku_batch::lexmin(&Grid::EMPTY).solution.unwrap();
     assert_eq!(
         s.to_line(),
         "123456789456789123789123456214365897365897214897214365531642978642978531978531642"
     );
-    assert!(solver::solve(&Grid::EMPTY).solution.unwrap().is_complete());
-    assert_eq!(solver::count(&Grid::EMPTY, 2).solutions, 2);
+    assert!(sudoku_batch::solve(&Grid::EMPTY)
+        .solution
+        .unwrap()
+        .is_complete());
+    assert_eq!(sudoku_batch::count(&Grid::EMPTY, 2).solutions, 2);
 }
 
 #[test]
 fn complete_grid_is_its_own_solution_and_clashes_have_none() {
     let full = Grid::from_cells(reference::random_full(7)).unwrap();
-    assert_eq!(solver::solve(&full).solution, Some(full));
-    assert_eq!(solver::count(&full, 5).solutions, 1);
-    assert_eq!(solver::lexmin(&full).solution, Some(full));
+    assert_eq!(sudoku_batch::solve(&full).solution, Some(full));
+    assert_eq!(sudoku_batch::count(&full, 5).solutions, 1);
+    assert_eq!(sudoku_batch::lexmin(&full).solution, Some(full));
 
     let mut cells = [0u8; 81];
     cells[0] = 4;
     cells[80] = 4;
     cells[8] = 4; // same row as cell 0
     let clash = Grid::from_cells(cells).unwrap();
-    assert_eq!(solver::solve(&clash).solution, None);
-    assert_eq!(solver::count(&clash, 2).solutions, 0);
-    assert_eq!(solver::lexmin(&clash).solution, None);
-    assert_eq!(solver::count(&full, 0).solutions, 0);
+    assert_eq!(sudoku_batch::solve(&clash).solution, None);
+    assert_eq!(sudoku_batch::count(&clash, 2).solutions, 0);
+    assert_eq!(sudoku_batch::lexmin(&clash).solution, None);
+    assert_eq!(sudoku_batch::count(&full, 0).solutions, 0);
 }
 
 /// Long searches: exact solution counts (no limit) on sparse puzzles with fewer than 2,000
@@ -148,10 +151,10 @@ fn long_searches_count_exactly() {
             continue;
         }
         let puzzle = Grid::from_cells(cells).unwrap();
-        let counted = solver::count(&puzzle, u32::MAX);
+        let counted = sudoku_batch::count(&puzzle, u32::MAX);
         assert_eq!(counted.solutions as usize, expected, "count of {puzzle}");
         for limit in [2, 300] {
-            let n = solver::count(&puzzle, limit).solutions as usize;
+            let n = sudoku_batch::count(&puzzle, limit).solutions as usize;
             assert_eq!(
                 n,
                 expected.min(limit as usize),

@@ -2,9 +2,9 @@
 //! The canonical form on any grid (valid or not, sparse or full): the same for a random
 //! transform of the grid, unchanged when applied again, and with the grid's count of each value.
 use libfuzzer_sys::fuzz_target;
-use sudoku_batch::dataset::canon::canonical;
-use sudoku_batch::dataset::symmetry::Transform;
+use sudoku_batch::canonical;
 use sudoku_batch::Grid;
+use sudoku_batch::Transform;
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 89 {

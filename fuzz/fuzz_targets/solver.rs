@@ -7,7 +7,7 @@
 //! keep the search busy for minutes (the solver's worst case, noted in the issue), which stalls a
 //! time-boxed fuzz run on one input instead of exploring.
 use libfuzzer_sys::fuzz_target;
-use sudoku_batch::{solver, Grid};
+use sudoku_batch::Grid;
 
 fuzz_target!(|input: (u8, [u8; 81], [u8; 3])| {
     let (relabel, keep, changes) = input;
@@ -24,12 +24,12 @@ fuzz_target!(|input: (u8, [u8; 81], [u8; 3])| {
         cells[i] = (cells[i] + b / 81 + 1) % 10;
     }
     let puzzle = Grid::from_cells(cells).unwrap();
-    let first = solver::solve(&puzzle);
-    let count = solver::count(&puzzle, 3);
+    let first = sudoku_batch::solve(&puzzle);
+    let count = sudoku_batch::count(&puzzle, 3);
     assert_eq!(first.solution.is_some(), count.solutions > 0);
     if let Some(s) = first.solution {
         assert!(s.solves(&puzzle));
-        let smallest = solver::lexmin(&puzzle)
+        let smallest = sudoku_batch::lexmin(&puzzle)
             .solution
             .expect("lexmin finds one too");
         assert!(smallest.solves(&puzzle));
@@ -38,6 +38,6 @@ fuzz_target!(|input: (u8, [u8; 81], [u8; 3])| {
             assert_eq!(smallest, s);
         }
     } else {
-        assert!(solver::lexmin(&puzzle).solution.is_none());
+        assert!(sudoku_batch::lexmin(&puzzle).solution.is_none());
     }
 });

@@ -1,13 +1,15 @@
-//! `sudoku_batch._native`: the thin PyO3 layer over the `sudoku_batch` engine. The Python
-//! package (`sudoku_batch/__init__.py`) normalizes inputs and calls these functions.
+//! `sudoku_batch._native`: the thin PyO3 layer over the `sudoku_batch` engine. It converts
+//! Python objects to the engine's records and its outcomes back to Python objects; everything
+//! else (the pool, the per-record work, dedupe, whole files) is the library's. The Python package
+//! (`sudoku_batch/__init__.py`) checks and normalizes arguments and builds one [`Options`].
 //!
 //! Batches of puzzles (a list of `str`/`bytes`, or a `uint8` array of shape `(N, 81)`) are
-//! answered in segments: each segment is read from Python with the GIL held, answered on a rayon
-//! pool with the GIL released, and written back; between segments pending signals are checked,
-//! so Ctrl-C raises `KeyboardInterrupt` within a segment's time (well under a second).
+//! converted and answered in segments: each segment is read from Python with the GIL held,
+//! answered by the engine with the GIL released, and written back; between segments pending
+//! signals are checked, so Ctrl-C raises `KeyboardInterrupt` within a segment's time.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -15,103 +17,94 @@ use pyo3::exceptions::{
     PyFileNotFoundError, PyKeyboardInterrupt, PyOSError, PyPermissionError, PyValueError,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
-use rayon::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
-use sudoku_batch::batch::{self, BatchError, Config, Input, Observer, Output, Shard};
-use sudoku_batch::dataset::dedupe::Seen;
-use sudoku_batch::formats::{
-    answer, detect, BlockOut, Format, FormatChoice, Invalid, Message, Outcome, Task,
+use sudoku_batch::{
+    BatchError, ColumnType, Config, Deduper, Engine, FormatChoice, Grid, Input, Invalid, Message,
+    Observer, Outcome, Output, Record, Shard, Task, TaskOptions, CELLS,
 };
-use sudoku_batch::grid::{Grid, CELLS};
 
 /// Puzzles per segment: small enough that a segment of the hardest public puzzles (about 110 µs
 /// each for a uniqueness count) ends within half a second on one thread, large enough that the
 /// GIL round trips cost nothing.
 const SEGMENT: usize = 4096;
 
-/// One record as read from Python: the puzzle (or why it is not one) and, for `check`, the
-/// solution text it carries.
-struct Item {
-    puzzle: Result<Grid, Invalid>,
-    solution: Option<Vec<u8>>,
-}
-
 /// Answers, and their statuses when asked for.
 type Answered<'py, T> = PyResult<(Bound<'py, T>, Option<Bound<'py, PyList>>)>;
 
-/// Rayon pools by thread count.
-type Pools = Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>;
-
-/// The pool for `threads` workers (0: one per core), built once per thread count.
-fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
-    static POOLS: OnceLock<Pools> = OnceLock::new();
-    let mut pools = POOLS
-        .get_or_init(Default::default)
-        .lock()
-        .expect("pool cache");
-    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
-        return Ok(Arc::clone(p));
-    }
-    let p = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("sudoku-batch-py-{i}"))
-        .build()
-        .map_err(|e| PyOSError::new_err(format!("cannot start {threads} threads: {e}")))?;
-    let p = Arc::new(p);
-    pools.push((threads, Arc::clone(&p)));
-    Ok(p)
-}
-
-/// The knobs of every task; each task reads its own.
-#[derive(Clone, Copy)]
-struct Knobs {
-    lexmin: bool,
-    limit: u32,
-    unique: bool,
-    samples: u32,
-    seed: u64,
-    exact: bool,
-}
-
-fn task(name: &str, k: Knobs) -> PyResult<Task> {
-    match name {
-        "solve" => Ok(Task::Solve { lexmin: k.lexmin }),
-        "count" if k.limit == 0 => Err(PyValueError::new_err("limit must be at least 1")),
-        "count" => Ok(Task::Count { limit: k.limit }),
-        "check" => Ok(Task::Check { unique: k.unique }),
-        "canon" => Ok(Task::Canon),
-        "rate" if k.samples == 0 => Err(PyValueError::new_err("samples must be at least 1")),
-        "rate" => Ok(Task::Rate {
-            samples: k.samples,
-            seed: k.seed,
-        }),
-        "dedupe" => Ok(Task::Dedupe { exact: k.exact }),
-        other => Err(PyValueError::new_err(format!(
-            "task must be 'solve', 'count', 'check', 'canon', 'rate' or 'dedupe', not {other:?}"
-        ))),
-    }
-}
-
-/// Answers `items` on the pool with the GIL released.
-fn answer_all(
-    py: Python<'_>,
-    pool: &rayon::ThreadPool,
+/// Everything a call may set, as one typed value (the package fills it from keyword arguments).
+#[pyclass(frozen, module = "sudoku_batch._native")]
+#[derive(Clone)]
+struct Options {
     task: Task,
-    items: &[Item],
-) -> Vec<Outcome> {
-    py.detach(|| {
-        pool.install(|| {
-            items
-                .par_iter()
-                .with_min_len(16)
-                .map(|item| match &item.puzzle {
-                    Ok(grid) => answer(task, grid, item.solution.as_deref()),
-                    Err(invalid) => Outcome::Invalid(*invalid),
-                })
-                .collect()
+    threads: usize,
+    with_status: bool,
+    /// `run_list` gives each record's values of the task's result columns (a tuple per record)
+    /// instead of one answer object.
+    with_columns: bool,
+    format: FormatChoice,
+    column: Option<String>,
+    solution_column: Option<String>,
+    max_messages: usize,
+    shard: Option<Shard>,
+    against: Option<std::path::PathBuf>,
+}
+
+#[pymethods]
+impl Options {
+    #[new]
+    #[pyo3(signature = (task, *, threads=0, with_status=false, with_columns=false, lexmin=false, limit=2, unique=false,
+        samples=16, seed=0, exact=false, format="auto", column=None, solution_column=None,
+        max_messages=20, shard=None, against=None))]
+    #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with its default
+    fn new(
+        task: &str,
+        threads: usize,
+        with_status: bool,
+        with_columns: bool,
+        lexmin: bool,
+        limit: u32,
+        unique: bool,
+        samples: u32,
+        seed: u64,
+        exact: bool,
+        format: &str,
+        column: Option<String>,
+        solution_column: Option<String>,
+        max_messages: usize,
+        shard: Option<(u64, u64)>,
+        against: Option<std::path::PathBuf>,
+    ) -> PyResult<Options> {
+        let value_error = |e: &dyn std::fmt::Display| PyValueError::new_err(e.to_string());
+        let options = TaskOptions::default()
+            .lexmin(lexmin)
+            .limit(limit)
+            .unique(unique)
+            .samples(samples)
+            .seed(seed)
+            .exact(exact);
+        Ok(Options {
+            task: Task::named(task, options).map_err(|e| value_error(&e))?,
+            threads,
+            with_status,
+            with_columns,
+            format: format.parse().map_err(|e| value_error(&e))?,
+            column,
+            solution_column,
+            max_messages,
+            shard: shard
+                .map(|(k, n)| Shard::new(k, n))
+                .transpose()
+                .map_err(|e| value_error(&e))?,
+            against,
         })
-    })
+    }
+}
+
+impl Options {
+    fn engine(&self) -> PyResult<Arc<Engine>> {
+        Engine::shared(self.threads).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
 }
 
 /// Reads the text of `str` and `bytes` records.
@@ -182,16 +175,8 @@ impl TextReader {
     }
 }
 
-/// The status text of an outcome: `solved`, `ok`, `unsolvable`, `wrong: ...`, `invalid: ...`.
-fn status(outcome: &Outcome) -> String {
-    let mut s = Vec::new();
-    outcome.write_status(&mut s);
-    String::from_utf8(s).expect("statuses are ASCII")
-}
-
 /// One answer as a Python object: a solution or canonical form `str` (solve, canon), a count
-/// `int` (count), a `bool` (check; dedupe: kept), a rating `float` (rate); `None` where there is
-/// none.
+/// `int` (count), a `bool` (check), a rating `float` (rate); `None` where there is none.
 fn answer_object<'py>(py: Python<'py>, outcome: &Outcome) -> Bound<'py, PyAny> {
     match *outcome {
         Outcome::Solved(grid) | Outcome::Canonical(grid) => {
@@ -210,39 +195,48 @@ fn answer_object<'py>(py: Python<'py>, outcome: &Outcome) -> Bound<'py, PyAny> {
             .expect("float")
             .into_any(),
         Outcome::Wrong(_) => false.into_pyobject(py).expect("bool").to_owned().into_any(),
-        Outcome::Unsolvable | Outcome::Invalid(_) => py.None().into_bound(py),
+        _ => py.None().into_bound(py),
     }
 }
 
-/// `solve`, `count` or `check` over a list of `str`/`bytes` records. Returns the answers, and
-/// the statuses when asked.
+/// The value of result column `index` (of type `kind`) for an outcome, as a Python object:
+/// `str` for a grid, `int` for a count, `float` for a rating, `bool` for a flag; `None` where the
+/// outcome has none.
+fn column_object<'py>(
+    py: Python<'py>,
+    outcome: &Outcome,
+    index: usize,
+    kind: ColumnType,
+) -> Bound<'py, PyAny> {
+    match (outcome, index, kind) {
+        (Outcome::Rated(r), 0, ColumnType::Float) => r
+            .mean_guesses()
+            .into_pyobject(py)
+            .expect("float")
+            .into_any(),
+        (Outcome::Rated(r), 1, ColumnType::Bool) => r
+            .singles
+            .into_pyobject(py)
+            .expect("bool")
+            .to_owned()
+            .into_any(),
+        (Outcome::Solved(_) | Outcome::Canonical(_) | Outcome::Counted { .. }, 0, _) => {
+            answer_object(py, outcome)
+        }
+        _ => py.None().into_bound(py),
+    }
+}
+
+/// Any task but dedupe over a list of `str`/`bytes` records (with their solutions, for
+/// `check`). Returns the answers, and the statuses when asked.
 #[pyfunction]
-#[pyo3(signature = (puzzles, solutions, task_name, threads, lexmin, limit, unique, with_status, samples=16, seed=0, exact=false))]
-#[allow(clippy::too_many_arguments)]
 fn run_list<'py>(
     py: Python<'py>,
     puzzles: &Bound<'py, PyList>,
     solutions: Option<&Bound<'py, PyList>>,
-    task_name: &str,
-    threads: usize,
-    lexmin: bool,
-    limit: u32,
-    unique: bool,
-    with_status: bool,
-    samples: u32,
-    seed: u64,
-    exact: bool,
+    options: &Options,
 ) -> Answered<'py, PyList> {
-    let knobs = Knobs {
-        lexmin,
-        limit,
-        unique,
-        samples,
-        seed,
-        exact,
-    };
-    let task = task(task_name, knobs)?;
-    if task.filters() {
+    if options.task.filters() {
         return Err(PyValueError::new_err("dedupe over a list: use dedupe_list"));
     }
     let n = puzzles.len();
@@ -254,29 +248,45 @@ fn run_list<'py>(
             )));
         }
     }
-    let pool = pool(threads)?;
+    let engine = options.engine()?;
     let answers = PyList::empty(py);
-    let statuses = with_status.then(|| PyList::empty(py));
+    let statuses = options.with_status.then(|| PyList::empty(py));
     let reader = TextReader::new(py);
-    let mut items = Vec::with_capacity(SEGMENT.min(n));
+    let mut texts: Vec<Option<Vec<u8>>> = Vec::new();
+    let mut puzzles_read = Vec::with_capacity(SEGMENT.min(n));
     for start in (0..n).step_by(SEGMENT) {
         py.check_signals()?;
         let end = (start + SEGMENT).min(n);
-        items.clear();
+        puzzles_read.clear();
+        texts.clear();
         for i in start..end {
-            let solution = match solutions {
-                Some(s) => reader.owned(&s.get_item(i)?),
-                None => None,
-            };
-            items.push(Item {
-                puzzle: reader.puzzle(&puzzles.get_item(i)?),
-                solution,
-            });
+            puzzles_read.push(reader.puzzle(&puzzles.get_item(i)?));
+            if let Some(s) = solutions {
+                texts.push(reader.owned(&s.get_item(i)?));
+            }
         }
-        for outcome in answer_all(py, &pool, task, &items) {
-            answers.append(answer_object(py, &outcome))?;
+        let records: Vec<Record<'_>> = puzzles_read
+            .iter()
+            .enumerate()
+            .map(|(k, &puzzle)| {
+                let solution = texts.get(k).and_then(|t| t.as_deref());
+                Record::new(puzzle).with_solution(solution)
+            })
+            .collect();
+        let outcomes = py.detach(|| engine.answer(options.task, &records));
+        let columns = options.task.columns();
+        for outcome in &outcomes {
+            if options.with_columns {
+                let values = columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| column_object(py, outcome, i, c.kind));
+                answers.append(PyTuple::new(py, values)?)?;
+            } else {
+                answers.append(answer_object(py, outcome))?;
+            }
             if let Some(st) = &statuses {
-                st.append(status(&outcome))?;
+                st.append(outcome.status())?;
             }
         }
     }
@@ -287,30 +297,25 @@ fn run_list<'py>(
 /// `solve` over a `uint8` array of shape `(N, 81)`, 0 for blanks: a new array of the same shape,
 /// a row of zeros where there is no solution.
 #[pyfunction]
-#[pyo3(signature = (puzzles, threads, lexmin, with_status))]
 fn solve_array<'py>(
     py: Python<'py>,
     puzzles: PyReadonlyArray2<'py, u8>,
-    threads: usize,
-    lexmin: bool,
-    with_status: bool,
+    options: &Options,
 ) -> Answered<'py, PyArray2<u8>> {
-    let task = Task::Solve { lexmin };
     let out = PyArray2::<u8>::zeros(py, [puzzles.shape()[0], CELLS], false);
-    let statuses = with_status.then(|| PyList::empty(py));
+    let statuses = options.with_status.then(|| PyList::empty(py));
     each_segment(
         py,
         &puzzles,
-        threads,
-        task,
+        options,
         statuses.as_ref(),
         |start, outcomes| {
             let mut rw = out.readwrite();
             let rows = rw.as_slice_mut().expect("a new array is contiguous");
             for (k, outcome) in outcomes.iter().enumerate() {
                 if let Outcome::Solved(grid) = outcome {
-                    let row = &mut rows[(start + k) * CELLS..(start + k + 1) * CELLS];
-                    row.copy_from_slice(grid.cells());
+                    rows[(start + k) * CELLS..(start + k + 1) * CELLS]
+                        .copy_from_slice(grid.cells());
                 }
             }
         },
@@ -319,27 +324,19 @@ fn solve_array<'py>(
 }
 
 /// `count` over a `uint8` array of shape `(N, 81)`: an `int32` array of solution counts (at
-/// most `limit`), -1 where the puzzle is malformed.
+/// most the limit), -1 where the puzzle is malformed.
 #[pyfunction]
-#[pyo3(signature = (puzzles, threads, limit, with_status))]
 fn count_array<'py>(
     py: Python<'py>,
     puzzles: PyReadonlyArray2<'py, u8>,
-    threads: usize,
-    limit: u32,
-    with_status: bool,
+    options: &Options,
 ) -> Answered<'py, PyArray1<i32>> {
-    if limit == 0 {
-        return Err(PyValueError::new_err("limit must be at least 1"));
-    }
-    let task = Task::Count { limit };
     let out = PyArray1::<i32>::zeros(py, [puzzles.shape()[0]], false);
-    let statuses = with_status.then(|| PyList::empty(py));
+    let statuses = options.with_status.then(|| PyList::empty(py));
     each_segment(
         py,
         &puzzles,
-        threads,
-        task,
+        options,
         statuses.as_ref(),
         |start, outcomes| {
             let mut rw = out.readwrite();
@@ -355,14 +352,13 @@ fn count_array<'py>(
     Ok((out, statuses))
 }
 
-/// Reads an `(N, 81)` array in segments (no copy of the array: each row becomes the solver's
-/// grid), answers each segment with the GIL released, hands the outcomes to `emit` (with the
-/// index of the segment's first row) and appends their statuses when asked.
+/// Reads an `(N, 81)` array in segments (each row becomes a record's grid), answers each segment
+/// with the GIL released, hands the outcomes to `emit` (with the index of the segment's first
+/// row) and appends their statuses when asked.
 fn each_segment<'py>(
     py: Python<'py>,
     puzzles: &PyReadonlyArray2<'py, u8>,
-    threads: usize,
-    task: Task,
+    options: &Options,
     statuses: Option<&Bound<'py, PyList>>,
     mut emit: impl FnMut(usize, &[Outcome]),
 ) -> PyResult<()> {
@@ -375,33 +371,64 @@ fn each_segment<'py>(
     let cells = puzzles
         .as_slice()
         .map_err(|_| PyValueError::new_err("expected a C-contiguous array"))?;
-    let pool = pool(threads)?;
-    let mut items: Vec<Item> = Vec::with_capacity(SEGMENT.min(shape[0]));
+    let engine = options.engine()?;
+    let mut records = Vec::with_capacity(SEGMENT.min(shape[0]));
     for start in (0..shape[0]).step_by(SEGMENT) {
         py.check_signals()?;
         let end = (start + SEGMENT).min(shape[0]);
-        items.clear();
-        items.extend(
+        records.clear();
+        records.extend(
             cells[start * CELLS..end * CELLS]
                 .chunks_exact(CELLS)
-                .map(|row| Item {
-                    puzzle: Grid::from_cells(row.try_into().expect("81 cells"))
-                        .map_err(Invalid::from),
-                    solution: None,
+                .map(|row| {
+                    let cells: [u8; CELLS] = row.try_into().expect("81 cells");
+                    Record::new(Grid::from_cells(cells).map_err(Invalid::from))
                 }),
         );
-        let outcomes = answer_all(py, &pool, task, &items);
+        let outcomes = py.detach(|| engine.answer(options.task, &records));
         emit(start, &outcomes);
         if let Some(list) = statuses {
             for outcome in &outcomes {
-                list.append(status(outcome))?;
+                list.append(outcome.status())?;
             }
         }
     }
     py.check_signals()
 }
 
-/// Collects the engine's messages for `solve_file`, and stops the run when asked.
+/// `dedupe` over lists of `str`/`bytes` records: for each record of `puzzles`, whether it is kept
+/// (the first of its class, and in no class of `against`). A malformed record is kept.
+#[pyfunction]
+fn dedupe_list<'py>(
+    py: Python<'py>,
+    puzzles: &Bound<'py, PyList>,
+    against: Option<&Bound<'py, PyList>>,
+    options: &Options,
+) -> PyResult<Bound<'py, PyList>> {
+    let engine = options.engine()?;
+    let reader = TextReader::new(py);
+    let mut deduper = Deduper::new();
+    let kept = PyList::empty(py);
+    let mut records = Vec::with_capacity(SEGMENT);
+    for (list, keep) in against.iter().map(|a| (*a, false)).chain([(puzzles, true)]) {
+        for start in (0..list.len()).step_by(SEGMENT) {
+            py.check_signals()?;
+            records.clear();
+            for i in start..(start + SEGMENT).min(list.len()) {
+                records.push(Record::new(reader.puzzle(&list.get_item(i)?)));
+            }
+            for outcome in py.detach(|| engine.answer(options.task, &records)) {
+                let new = deduper.keep(&outcome);
+                if keep {
+                    kept.append(new)?;
+                }
+            }
+        }
+    }
+    Ok(kept)
+}
+
+/// Collects the engine's messages for `run_file`, and stops the run when asked.
 struct Collect {
     messages: Vec<(u64, String)>,
     stop: Arc<AtomicBool>,
@@ -419,55 +446,20 @@ impl Observer for Collect {
 /// The batch engine on files, as the CLI runs it. Returns the summary as a `dict`, with the
 /// messages about bad records (`(line, text)` pairs, at most `max_messages`).
 #[pyfunction]
-#[pyo3(signature = (input, output, task_name, format, column, threads, lexmin, limit, unique, max_messages, shard, solution_column=None, samples=16, seed=0, exact=false, against=None))]
-#[allow(clippy::too_many_arguments)]
 fn run_file<'py>(
     py: Python<'py>,
     input: std::path::PathBuf,
     output: std::path::PathBuf,
-    task_name: &str,
-    format: &str,
-    column: Option<String>,
-    threads: usize,
-    lexmin: bool,
-    limit: u32,
-    unique: bool,
-    max_messages: usize,
-    shard: Option<(u64, u64)>,
-    solution_column: Option<String>,
-    samples: u32,
-    seed: u64,
-    exact: bool,
-    against: Option<std::path::PathBuf>,
+    options: &Options,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let knobs = Knobs {
-        lexmin,
-        limit,
-        unique,
-        samples,
-        seed,
-        exact,
-    };
-    let config = Config {
-        task: task(task_name, knobs)?,
-        format: match format {
-            "auto" => FormatChoice::Auto,
-            "line" => FormatChoice::Line,
-            "grid" => FormatChoice::Grid,
-            "csv" => FormatChoice::Csv,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "format must be 'auto', 'line', 'grid' or 'csv', not {other:?}"
-                )))
-            }
-        },
-        column,
-        solution_column,
-        against,
-        threads,
-        max_messages,
-        shard: shard.map(|(index, count)| Shard { index, count }),
-    };
+    let config = Config::new(options.task)
+        .format(options.format)
+        .column(options.column.clone())
+        .solution_column(options.solution_column.clone())
+        .against(options.against.clone())
+        .threads(options.threads)
+        .max_messages(options.max_messages)
+        .shard(options.shard);
     let stop = Arc::new(AtomicBool::new(false));
     let mut collect = Collect {
         messages: Vec::new(),
@@ -477,7 +469,7 @@ fn run_file<'py>(
     // Ctrl-C every 20 ms, asking the engine to stop (which leaves no output file) if it came.
     let (result, interrupted) = std::thread::scope(|scope| {
         let run = scope.spawn(|| {
-            batch::run(
+            sudoku_batch::run(
                 &config,
                 Input::Path(input),
                 Output::Path(output),
@@ -520,47 +512,6 @@ fn run_file<'py>(
     Ok(d)
 }
 
-/// `dedupe` over lists of `str`/`bytes` records: for each record of `puzzles`, whether it is kept
-/// (the first of its class, and in no class of `against`). A malformed record is kept.
-#[pyfunction]
-#[pyo3(signature = (puzzles, against, threads, exact))]
-fn dedupe_list<'py>(
-    py: Python<'py>,
-    puzzles: &Bound<'py, PyList>,
-    against: Option<&Bound<'py, PyList>>,
-    threads: usize,
-    exact: bool,
-) -> PyResult<Bound<'py, PyList>> {
-    let task = Task::Dedupe { exact };
-    let pool = pool(threads)?;
-    let reader = TextReader::new(py);
-    let mut seen = Seen::new();
-    let kept = PyList::empty(py);
-    let mut items = Vec::with_capacity(SEGMENT);
-    for (list, keep) in against.iter().map(|a| (*a, false)).chain([(puzzles, true)]) {
-        for start in (0..list.len()).step_by(SEGMENT) {
-            py.check_signals()?;
-            items.clear();
-            for i in start..(start + SEGMENT).min(list.len()) {
-                items.push(Item {
-                    puzzle: reader.puzzle(&list.get_item(i)?),
-                    solution: None,
-                });
-            }
-            for outcome in answer_all(py, &pool, task, &items) {
-                let new = match outcome {
-                    Outcome::Class(class) => seen.insert(&class),
-                    _ => true,
-                };
-                if keep {
-                    kept.append(new)?;
-                }
-            }
-        }
-    }
-    Ok(kept)
-}
-
 /// Engine errors as the Python exceptions people expect.
 fn to_python_error(e: BatchError) -> PyErr {
     let text = e.to_string();
@@ -574,99 +525,77 @@ fn to_python_error(e: BatchError) -> PyErr {
             std::io::ErrorKind::PermissionDenied => PyPermissionError::new_err(text),
             _ => PyOSError::new_err(text),
         },
-        BatchError::Format { .. }
-        | BatchError::BadShard { .. }
-        | BatchError::ShardNeedsFile { .. }
-        | BatchError::DedupeSharded
-        | BatchError::TooManyThreads(_) => PyValueError::new_err(text),
         BatchError::Stopped => PyKeyboardInterrupt::new_err(text),
-        BatchError::OutputClosed | BatchError::Pool(_) => PyOSError::new_err(text),
+        BatchError::OutputClosed => PyOSError::new_err(text),
+        // Usage: a format that does not suit the task, a shard of a stream, too many threads.
+        _ => PyValueError::new_err(text),
     }
 }
 
 /// Answers the records of line-format `text` exactly as the CLI does (same rules, same output
-/// lines; blank and comment lines give none), in parallel over pieces of whole lines. Used by the
-/// Spark route on each partition's lines. Returns the output bytes.
+/// lines; blank and comment lines give none), with the GIL released. Used by the Spark route on
+/// each partition's lines. Returns the output bytes.
 #[pyfunction]
-#[pyo3(signature = (text, task_name, threads, lexmin, limit, unique, samples=16, seed=0))]
-#[allow(clippy::too_many_arguments)]
 fn answer_lines<'py>(
     py: Python<'py>,
     text: &[u8],
-    task_name: &str,
-    threads: usize,
-    lexmin: bool,
-    limit: u32,
-    unique: bool,
-    samples: u32,
-    seed: u64,
+    options: &Options,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    const PIECE: usize = 64 << 10;
-    let knobs = Knobs {
-        lexmin,
-        limit,
-        unique,
-        samples,
-        seed,
-        exact: false,
-    };
-    let task = task(task_name, knobs)?;
-    if task.filters() {
-        return Err(PyValueError::new_err(
-            "dedupe keeps the first record of each class in the whole input, which a partition \
-             does not see; dedupe the canonical forms (task 'canon') with the distributed \
-             engine's own dropDuplicates",
-        ));
-    }
-    let pool = pool(threads)?;
-    let mut pieces = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let cut = match rest.get(PIECE..).and_then(memchr_newline) {
-            Some(i) => PIECE + i + 1,
-            None => rest.len(),
-        };
-        pieces.push(&rest[..cut]);
-        rest = &rest[cut..];
-    }
-    let outputs: Vec<Vec<u8>> = py.detach(|| {
-        pool.install(|| {
-            pieces
-                .par_iter()
-                .map(|piece| {
-                    let mut out = BlockOut::new(0);
-                    Format::Line.process(piece, task, &mut out);
-                    out.bytes
-                })
-                .collect()
-        })
-    });
-    Ok(PyBytes::new(py, &outputs.concat()))
-}
-
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+    let engine = options.engine()?;
+    let out = py
+        .detach(|| engine.answer_lines(options.task, text))
+        .map_err(|e| {
+            PyValueError::new_err(format!(
+                "{e}; dedupe the canonical forms (task 'canon') with the distributed engine's \
+                 own dropDuplicates"
+            ))
+        })?;
+    Ok(PyBytes::new(py, &out))
 }
 
 /// The format the engine detects from the start of an input: `"line"`, `"grid"` or `"csv"`.
 #[pyfunction]
 #[pyo3(signature = (prefix, column=None))]
 fn detect_format(prefix: &[u8], column: Option<&str>) -> &'static str {
-    match detect(prefix, column).choice {
-        FormatChoice::Grid => "grid",
-        FormatChoice::Csv => "csv",
-        FormatChoice::Auto | FormatChoice::Line => "line",
+    match sudoku_batch::detect(prefix, column).choice {
+        FormatChoice::Auto => "line",
+        choice => choice.name(),
     }
+}
+
+/// The columns a task adds to a table, before `status` (none for check and dedupe), as
+/// `(name, type)` pairs, the type one of `grid`, `count`, `float`, `bool`: the one source of
+/// result columns for the CLI's CSV output, Python and Spark.
+#[pyfunction]
+fn result_columns(task: &str) -> PyResult<Vec<(&'static str, &'static str)>> {
+    let task: Task = task
+        .parse()
+        .map_err(|e: sudoku_batch::TaskError| PyValueError::new_err(e.to_string()))?;
+    Ok(task
+        .columns()
+        .iter()
+        .map(|c| {
+            let kind = match c.kind {
+                ColumnType::Grid => "grid",
+                ColumnType::Count => "count",
+                ColumnType::Float => "float",
+                ColumnType::Bool => "bool",
+                _ => "text",
+            };
+            (c.name, kind)
+        })
+        .collect())
 }
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Options>()?;
     m.add_function(wrap_pyfunction!(answer_lines, m)?)?;
     m.add_function(wrap_pyfunction!(detect_format, m)?)?;
-    m.add(
-        "PUZZLE_NAMES",
-        sudoku_batch::formats::csv::PUZZLE_NAMES.to_vec(),
-    )?;
+    m.add_function(wrap_pyfunction!(result_columns, m)?)?;
+    m.add("PUZZLE_NAMES", sudoku_batch::PUZZLE_NAMES.to_vec())?;
+    m.add("SOLUTION_NAMES", sudoku_batch::SOLUTION_NAMES.to_vec())?;
+    m.add("STATUS", sudoku_batch::STATUS.name)?;
     m.add_function(wrap_pyfunction!(run_list, m)?)?;
     m.add_function(wrap_pyfunction!(solve_array, m)?)?;
     m.add_function(wrap_pyfunction!(count_array, m)?)?;

@@ -115,6 +115,39 @@ def test_the_spark_job_on_csv_keeps_every_column(tmp_path):
             assert row[1] == p and solves(row[2], p) and row[4] == "solved"
 
 
+@pytest.mark.parametrize("task", [["count"], ["check"], ["canon"], ["rate", "--samples", "3"]])
+def test_the_spark_job_on_csv_has_the_clis_columns_and_statuses(cli, tmp_path, task):
+    import csv
+
+    puzzles = puzzles_of("generated_unique25_2000.txt")[:200]
+    solutions = sb.solve(puzzles)
+    src = tmp_path / "set.csv"
+    with open(src, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["source", "question", "answer", "rating"])
+        for i, (p, s) in enumerate(zip(puzzles, solutions)):
+            bad = i % 50 == 9
+            wrong = i % 30 == 4
+            w.writerow([f"gen{i}", "xyz" if bad else p, s[::-1] if wrong else s, i % 7])
+    out = tmp_path / "out"
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(out), "--master", MASTER, "--task", task[0]]
+        + task[1:],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode == 0, job.stderr[-3000:]
+    cli_out = subprocess.run([cli, *task, "-q", str(src)], capture_output=True, text=True).stdout
+    cli_rows = list(csv.reader(cli_out.splitlines()))
+    # The same result columns, by the same names, as the CLI (one source: the task layer).
+    header = (out / "_header.csv").read_text()
+    assert header == ",".join(cli_rows[0]) + "\n"
+    rows = list(csv.reader("".join((out / p).read_text() for p in part_files(out)).splitlines()))
+    assert [r[-1] for r in rows] == [r[-1] for r in cli_rows[1:]]
+    assert len(rows[0]) == len(cli_rows[0])
+
+
 def test_solve_column_in_a_users_job(spark):
     from sudoku_batch.spark import answer_column, solve_column
 

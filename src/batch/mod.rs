@@ -1,23 +1,23 @@
-//! The batch engine: reads an input in blocks of whole records, answers the blocks on a rayon pool,
-//! and writes them in input order from a writer thread while later blocks are still being solved.
+//! The batch pipeline: reads an input in blocks of whole records, answers the blocks on the
+//! engine's pool, and writes them in input order from a writer thread while later blocks are
+//! still being solved.
 //!
 //! ```text
-//! INPUT --(mmap, or stream in pieces)--> Reader: blocks ending on record boundaries
-//!       --> rayon pool: Format::process parses + answers each record into the block's buffer
-//!       --> crossbeam channel --> writer thread: reorders by sequence number, writes in order
-//!       --> OUTPUT (a caller's writer, or a temporary file renamed into place at the end)
+//! INPUT --(mmap, or stream in pieces)--> Reader: blocks ending on record boundaries (framing)
+//!       --> Engine's pool: the format's reader + renderer in the one per-record loop
+//!       --> crossbeam channel --> writer thread: reorders by sequence number, filters (dedupe),
+//!           writes in order --> OUTPUT (a caller's writer, or a temporary file renamed at the end)
 //! ```
 //!
 //! A fixed set of [`writer::Slot`]s (a few per thread) circulates between the reader, the workers
 //! and the writer: the reader waits for a free slot before it cuts the next block, so the blocks in
 //! flight, and the heap, stay bounded whatever the input size.
 //!
-//! The engine prints nothing: messages about bad records and progress go to an [`Observer`] that
-//! each front end implements (stderr and a progress bar for the CLI).
+//! The pipeline prints nothing: messages about bad records and progress go to an [`Observer`].
 
-pub mod output;
-pub mod reader;
-pub mod writer;
+pub(crate) mod output;
+pub(crate) mod reader;
+pub(crate) mod writer;
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -25,16 +25,29 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::dataset::dedupe::Seen;
-use crate::formats::{self, FormatChoice, FormatError, Message, Opened, Tally, Task};
+use crate::dataset::dedupe::Deduper;
+use crate::engine::{Engine, EngineError};
+use crate::formats::{self, FormatChoice, FormatError, Opened};
+use crate::observe::{Observer, Silent, Work};
+use crate::task::{Outcome, Tally, Task};
 use output::Sink;
 use reader::Reader;
 use writer::{Context, Done, Slot, Written};
 
-/// What to do with every record, and how.
+/// A writer-side stage of a filtering task: given each record's outcome in input order, says
+/// whether the record is written. `dedupe`'s [`Deduper`] is one.
+pub trait Filter: Send {
+    /// Whether the record with this outcome is kept.
+    fn keep(&mut self, outcome: &Outcome) -> bool;
+}
+
+/// What to do with every record, and how: [`Config::new`] and the setters.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Config {
+    /// The task every record gets.
     pub task: Task,
+    /// The input format, or `auto` to detect it.
     pub format: FormatChoice,
     /// CSV: the name of the puzzle column, overriding the usual names.
     pub column: Option<String>,
@@ -47,8 +60,54 @@ pub struct Config {
     pub threads: usize,
     /// Hand at most this many messages about bad records to the observer (the rest are counted).
     pub max_messages: usize,
-    /// Answer only shard `index` (1-based) of `count` of a file input; see [`Shard`].
+    /// Answer only this shard of a file input.
     pub shard: Option<Shard>,
+}
+
+impl Config {
+    /// `task` on every record, format detected, one thread per core, at most 20 messages.
+    pub fn new(task: Task) -> Config {
+        Config {
+            task,
+            max_messages: 20,
+            ..Config::default()
+        }
+    }
+    /// Sets the input format.
+    pub fn format(mut self, format: FormatChoice) -> Self {
+        self.format = format;
+        self
+    }
+    /// Sets the CSV puzzle column by name.
+    pub fn column(mut self, name: Option<String>) -> Self {
+        self.column = name;
+        self
+    }
+    /// Sets the CSV solution column by name.
+    pub fn solution_column(mut self, name: Option<String>) -> Self {
+        self.solution_column = name;
+        self
+    }
+    /// `dedupe`: also drops records equivalent to a record of this file.
+    pub fn against(mut self, path: Option<PathBuf>) -> Self {
+        self.against = path;
+        self
+    }
+    /// Sets the worker threads (0: one per core).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+    /// Sets the cap on messages about bad records.
+    pub fn max_messages(mut self, n: usize) -> Self {
+        self.max_messages = n;
+        self
+    }
+    /// Answers only this shard of a file.
+    pub fn shard(mut self, shard: Option<Shard>) -> Self {
+        self.shard = shard;
+        self
+    }
 }
 
 /// One of `count` parts of a file: the records whose first byte lies in the `index`-th of `count`
@@ -57,29 +116,51 @@ pub struct Config {
 /// output byte for byte, and messages give the whole file's line numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
-    pub index: u64,
-    pub count: u64,
+    index: u64,
+    count: u64,
+}
+
+/// A shard that is not `K/N` with 1 <= K <= N.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected K/N with 1 <= K <= N (for example 3/8), not {0:?}")]
+pub struct ShardError(String);
+
+impl Shard {
+    /// Part `index` (1-based) of `count`.
+    pub fn new(index: u64, count: u64) -> Result<Shard, ShardError> {
+        if index == 0 || index > count {
+            return Err(ShardError(format!("{index}/{count}")));
+        }
+        Ok(Shard { index, count })
+    }
+    /// The part, 1-based.
+    pub fn index(self) -> u64 {
+        self.index
+    }
+    /// The number of parts.
+    pub fn count(self) -> u64 {
+        self.count
+    }
 }
 
 impl std::str::FromStr for Shard {
-    type Err = String;
+    type Err = ShardError;
 
     /// `K/N`, with 1 <= K <= N.
-    fn from_str(text: &str) -> Result<Shard, String> {
-        let usage = || format!("expected K/N with 1 <= K <= N (for example 3/8), not {text:?}");
+    fn from_str(text: &str) -> Result<Shard, ShardError> {
+        let usage = || ShardError(text.to_string());
         let (k, n) = text.split_once('/').ok_or_else(usage)?;
         let (index, count) = (
             k.trim().parse().map_err(|_| usage())?,
             n.trim().parse().map_err(|_| usage())?,
         );
-        if index == 0 || index > count {
-            return Err(usage());
-        }
-        Ok(Shard { index, count })
+        Shard::new(index, count).map_err(|_| usage())
     }
 }
 
 /// Where the records come from.
+#[non_exhaustive]
+#[allow(missing_docs)] // the variant docs say what each field holds
 pub enum Input<'a> {
     /// A file: mapped when it is a regular file, streamed otherwise (a FIFO, `/proc` files).
     Path(PathBuf),
@@ -90,7 +171,26 @@ pub enum Input<'a> {
     },
 }
 
+impl<'a> Input<'a> {
+    /// A reader, named `name` in messages.
+    pub fn reader(name: impl Into<String>, reader: impl Read + 'a) -> Input<'a> {
+        Input::Reader {
+            name: name.into(),
+            reader: Box::new(reader),
+        }
+    }
+    /// Its name in messages.
+    pub fn name(&self) -> String {
+        match self {
+            Input::Path(p) => p.display().to_string(),
+            Input::Reader { name, .. } => name.clone(),
+        }
+    }
+}
+
 /// Where the answers go.
+#[non_exhaustive]
+#[allow(missing_docs)] // the variant docs say what each field holds
 pub enum Output<'a> {
     /// Written beside the destination under a temporary name, renamed into place on success.
     Path(PathBuf),
@@ -101,36 +201,30 @@ pub enum Output<'a> {
     },
 }
 
-/// Receives what a run has to report, in input order, on the engine's writer thread.
-pub trait Observer: Send {
-    /// The run starts; `input_bytes` is the input's size when known (a mapped file), `note` says
-    /// why the format was chosen when detection weighed one reading against another.
-    fn start(&mut self, _input_bytes: Option<u64>, _note: Option<&str>) {}
-    /// A record that did not get a plain answer (at most [`Config::max_messages`] per run);
-    /// `message.line` is its 1-based line in the input.
-    fn message(&mut self, _message: &Message) {}
-    /// Another block is written: input bytes and records done so far.
-    fn progress(&mut self, _input_bytes: u64, _records: u64) {}
-    /// Asked after each block: `true` stops the run ([`BatchError::Stopped`]; an output file is
-    /// then not created). A front end sets it on Ctrl-C.
-    fn should_stop(&mut self) -> bool {
-        false
+impl<'a> Output<'a> {
+    /// A writer, named `name` in messages.
+    pub fn writer(name: impl Into<String>, writer: impl Write + Send + 'a) -> Output<'a> {
+        Output::Writer {
+            name: name.into(),
+            writer: Box::new(writer),
+        }
     }
 }
 
-/// An observer that ignores everything.
-pub struct Silent;
-
-impl Observer for Silent {}
-
 /// What a finished run did.
 #[derive(Debug, Clone, serde::Serialize)]
+#[non_exhaustive]
 pub struct Summary {
     #[serde(flatten)]
+    /// Counts of outcomes.
     pub tally: Tally,
+    /// Wall-clock seconds.
     pub seconds: f64,
+    /// Records per second.
     pub puzzles_per_second: f64,
+    /// The format read (`line`, `grid` or `csv`).
     pub format: &'static str,
+    /// Worker threads used.
     pub threads: usize,
     /// Messages about bad records that were not handed to the observer.
     pub messages_not_shown: u64,
@@ -150,6 +244,8 @@ impl Summary {
 
 /// Why a run stopped (usage and I/O problems; bad records are not errors).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs)] // each variant's message says what it is
 pub enum BatchError {
     #[error("{path}: cannot open: {source}")]
     Open { path: PathBuf, source: io::Error },
@@ -169,14 +265,10 @@ pub enum BatchError {
     /// The observer asked the run to stop.
     #[error("stopped")]
     Stopped,
-    #[error("cannot start the worker threads: {0}")]
-    Pool(#[from] rayon::ThreadPoolBuildError),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
     #[error("{name}: --shard needs a regular file as input (it cannot be streamed)")]
     ShardNeedsFile { name: String },
-    #[error("{0} threads asked for; at most {MAX_THREADS}")]
-    TooManyThreads(usize),
-    #[error("invalid shard {index}/{count}: expected 1 <= K <= N")]
-    BadShard { index: u64, count: u64 },
     /// A shard would only see its own records: dedupe keeps the first of a class in the whole
     /// input.
     #[error("dedupe cannot run on a shard (a shard sees only its own records); canonicalize the shards with canon and drop repeated forms afterwards")]
@@ -199,62 +291,59 @@ pub fn run(
     output: Output<'_>,
     observer: &mut dyn Observer,
 ) -> Result<Summary, BatchError> {
-    if config.task.filters() && config.shard.is_some() {
+    let task = config.task;
+    if task.filters() && config.shard.is_some() {
         return Err(BatchError::DedupeSharded);
     }
-    let mut seen = config.task.filters().then(Seen::new);
-    if let (Some(seen), Some(against)) = (seen.as_mut(), &config.against) {
-        // The classes of the other file go in first; its own records are not written anywhere.
-        let sink = Output::Writer {
-            name: "nowhere".into(),
-            writer: Box::new(io::sink()),
-        };
-        // Its format and columns are detected on their own: it may be laid out differently.
-        let pass = Config {
-            format: FormatChoice::Auto,
-            column: None,
-            solution_column: None,
-            against: None,
-            shard: None,
-            max_messages: 0,
-            ..config.clone()
-        };
-        let against = Input::Path(against.clone());
-        let loaded = run_once(&pass, against, sink, &mut Silent, Some(seen))?;
-        let mut summary = run_once(config, input, output, observer, Some(seen))?;
-        summary.against_unread = Some(loaded.tally.invalid);
-        return Ok(summary);
+    if !task.filters() {
+        return run_once(config, input, output, observer, None);
     }
-    run_once(config, input, output, observer, seen.as_mut())
+    let mut deduper = Deduper::new();
+    let Some(against) = &config.against else {
+        return run_once(config, input, output, observer, Some(&mut deduper));
+    };
+    // The classes of the other file go in first; its own records are not written anywhere.
+    // Its format and columns are detected on their own: it may be laid out differently.
+    let pass = Config::new(task).threads(config.threads).max_messages(0);
+    let sink = Output::writer("nowhere", io::sink());
+    let loaded = run_once(
+        &pass,
+        Input::Path(against.clone()),
+        sink,
+        &mut Silent,
+        Some(&mut deduper),
+    )?;
+    let mut summary = run_once(config, input, output, observer, Some(&mut deduper))?;
+    summary.against_unread = Some(loaded.tally.invalid);
+    Ok(summary)
 }
 
+/// One input through the pipeline: what [`run`] does once, or twice for `dedupe --against`.
 fn run_once(
     config: &Config,
     input: Input<'_>,
     output: Output<'_>,
     observer: &mut dyn Observer,
-    seen: Option<&mut Seen>,
+    filter: Option<&mut (dyn Filter + 'static)>,
 ) -> Result<Summary, BatchError> {
     let started = Instant::now();
-    let threads = match config.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n if n > MAX_THREADS => return Err(BatchError::TooManyThreads(n)),
-        n => n,
-    };
+    let engine = Engine::new(config.threads)?;
+    let threads = engine.threads();
     let slots = 2 * threads + 2;
     let block_size = (SLOT_BUDGET / 2 / slots).clamp(MIN_BLOCK, MAX_BLOCK);
     let (mut reader, name) = open_input(input, block_size)?;
     // The output is checked before the input is read: a bad `-o` fails at once.
     let (mut sink, out_name) = open_output(output)?;
     let (opened, shard) = open_records(&mut reader, &name, config)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("sudoku-batch-{i}"))
-        .build()?;
-    observer.start(reader.total_len(), opened.note.as_deref());
-    let (read, written) = pipeline(
-        config, &opened, shard, slots, &pool, reader, &mut sink, observer, seen,
-    );
+    let work = reader.total_len().map_or(Work::Unknown, Work::Bytes);
+    observer.start(work, opened.note.as_deref());
+    let plan = Plan {
+        config,
+        opened: &opened,
+        shard,
+        slots,
+    };
+    let (read, written) = plan.run(&engine, reader, &mut sink, observer, filter);
     let write_error = |source: io::Error| match source.kind() {
         io::ErrorKind::BrokenPipe => BatchError::OutputClosed,
         _ => BatchError::Write {
@@ -294,6 +383,10 @@ fn open_records(
     name: &str,
     config: &Config,
 ) -> Result<(Opened, Option<(u64, reader::Shard)>), BatchError> {
+    let read_error = |source| BatchError::Read {
+        name: name.to_string(),
+        source,
+    };
     let prefix = reader
         // Detection judges a sample, so a paused pipe must have given more than a line or two
         // (a named format answers an interactive writer's first line at once).
@@ -304,10 +397,7 @@ fn open_records(
                 _ => 1,
             },
         )
-        .map_err(|source| BatchError::Read {
-            name: name.to_string(),
-            source,
-        })?;
+        .map_err(read_error)?;
     let opened = formats::open(
         prefix,
         config.format,
@@ -320,41 +410,30 @@ fn open_records(
         source,
     })?;
     reader.skip(opened.skip);
-    let shard =
-        match config.shard {
-            None => None,
-            Some(Shard { index, count }) if index == 0 || index > count => {
-                return Err(BatchError::BadShard { index, count })
-            }
-            Some(Shard { index, count }) => match reader
-                .shard(&opened.format, index, count)
-                .map_err(|source| BatchError::Read {
-                    name: name.to_string(),
-                    source,
-                })? {
-                Some(s) => Some((index, s)),
-                None => {
-                    return Err(BatchError::ShardNeedsFile {
-                        name: name.to_string(),
-                    })
-                }
-            },
-        };
-    Ok((opened, shard))
+    let Some(shard) = config.shard else {
+        return Ok((opened, None));
+    };
+    match reader
+        .shard(opened.format.as_ref(), shard.index, shard.count)
+        .map_err(read_error)?
+    {
+        Some(s) => Ok((opened, Some((shard.index, s)))),
+        None => Err(BatchError::ShardNeedsFile {
+            name: name.to_string(),
+        }),
+    }
 }
 
 /// The reader of the input, and its name for messages.
 fn open_input(input: Input<'_>, block_size: usize) -> Result<(Reader<'_>, String), BatchError> {
+    let name = input.name();
     match input {
-        Input::Reader { name, reader } => Ok((Reader::from_stream(reader, block_size), name)),
+        Input::Reader { reader, .. } => Ok((Reader::from_stream(reader, block_size), name)),
         Input::Path(path) => {
             let reader = File::open(&path)
                 .and_then(|file| Reader::from_file(file, block_size))
-                .map_err(|source| BatchError::Open {
-                    path: path.clone(),
-                    source,
-                })?;
-            Ok((reader, path.display().to_string()))
+                .map_err(|source| BatchError::Open { path, source })?;
+            Ok((reader, name))
         }
     }
 }
@@ -372,69 +451,76 @@ fn open_output(output: Output<'_>) -> Result<(Sink<'_>, String), BatchError> {
     }
 }
 
-/// The reader on this thread, the workers on `pool`, the ordered writer on its own thread.
-/// Returns the reader's result and the writer's.
-#[allow(clippy::too_many_arguments)]
-fn pipeline(
-    config: &Config,
-    opened: &Opened,
+/// An opened input's run: what the reader, the workers and the writer share.
+struct Plan<'a> {
+    config: &'a Config,
+    opened: &'a Opened,
     shard: Option<(u64, reader::Shard)>,
     slots: usize,
-    pool: &rayon::ThreadPool,
-    mut reader: Reader<'_>,
-    sink: &mut Sink<'_>,
-    observer: &mut dyn Observer,
-    seen: Option<&mut Seen>,
-) -> (io::Result<()>, io::Result<Written>) {
-    let (free_tx, free_rx) = crossbeam_channel::bounded(slots);
-    for _ in 0..slots {
-        free_tx.send(Slot::default()).expect("channel has room");
-    }
-    let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
-    let format = Arc::new(opened.format.clone());
-    let ctx = Context {
-        // Every shard reads the header; the first writes it.
-        header: match &shard {
-            Some((index, _)) if *index > 1 => &[],
-            _ => &opened.header,
-        },
-        separator: format.block_separator(),
-        first_line: opened.first_line,
-        answers_before: shard.as_ref().is_some_and(|(_, s)| s.records_before),
-        lines_before: shard.map(|(_, s)| s),
-        max_messages: config.max_messages,
-        seen,
-    };
-    std::thread::scope(|scope| {
-        let writer = std::thread::Builder::new()
-            .name("sudoku-batch-writer".into())
-            .spawn_scoped(scope, || {
-                writer::write_ordered(done_rx, free_tx, sink, observer, ctx)
-            })
-            .expect("cannot start the writer thread");
-        let mut seq = 0u64;
-        let read = loop {
-            // No free slot means the writer has stopped (an output error): stop reading.
-            let Ok(mut slot) = free_rx.recv() else {
-                break Ok(());
-            };
-            match reader.next_block(&format, &mut slot.input) {
-                Ok(Some(chunk)) => {
-                    let (format, done_tx) = (Arc::clone(&format), done_tx.clone());
-                    let (task, max_messages) = (config.task, config.max_messages);
-                    pool.spawn(move || {
-                        slot.out.reset(max_messages);
-                        format.process(chunk.bytes(), task, &mut slot.out);
-                        slot.chunk = Some(chunk);
-                        let _ = done_tx.send(Done { seq, slot });
-                    });
-                    seq += 1;
-                }
-                Ok(None) => break Ok(()),
-                Err(e) => break Err(e),
-            }
+}
+
+impl<'a> Plan<'a> {
+    /// The reader on this thread, the workers on the engine's pool, the ordered writer on its
+    /// own thread. Returns the reader's result and the writer's.
+    fn run(
+        self,
+        engine: &Engine,
+        mut reader: Reader<'_>,
+        sink: &mut Sink<'_>,
+        observer: &mut dyn Observer,
+        filter: Option<&'a mut (dyn Filter + 'static)>,
+    ) -> (io::Result<()>, io::Result<Written>) {
+        let (config, slots) = (self.config, self.slots);
+        let (free_tx, free_rx) = crossbeam_channel::bounded(slots);
+        for _ in 0..slots {
+            free_tx.send(Slot::default()).expect("channel has room");
+        }
+        let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
+        let format = Arc::clone(&self.opened.format);
+        let ctx = Context {
+            // Every shard reads the header; the first writes it.
+            header: match &self.shard {
+                Some((index, _)) if *index > 1 => &[],
+                _ => &self.opened.header,
+            },
+            separator: format.block_separator(),
+            first_line: self.opened.first_line,
+            answers_before: self.shard.as_ref().is_some_and(|(_, s)| s.records_before),
+            lines_before: self.shard.map(|(_, s)| s),
+            max_messages: config.max_messages,
+            filter,
         };
-        drop(done_tx);
-        (read, writer.join().expect("the writer thread panicked"))
-    })
+        std::thread::scope(|scope| {
+            let writer = std::thread::Builder::new()
+                .name("sudoku-batch-writer".into())
+                .spawn_scoped(scope, || {
+                    writer::write_ordered(done_rx, free_tx, sink, observer, ctx)
+                })
+                .expect("cannot start the writer thread");
+            let mut seq = 0u64;
+            let read = loop {
+                // No free slot means the writer has stopped (an output error): stop reading.
+                let Ok(mut slot) = free_rx.recv() else {
+                    break Ok(());
+                };
+                match reader.next_block(format.as_ref(), &mut slot.input) {
+                    Ok(Some(chunk)) => {
+                        let (format, done_tx) = (Arc::clone(&format), done_tx.clone());
+                        let (task, max_messages) = (config.task, config.max_messages);
+                        engine.spawn(move || {
+                            slot.out.reset(max_messages);
+                            format.answer_block(chunk.bytes(), task, &mut slot.out);
+                            slot.chunk = Some(chunk);
+                            let _ = done_tx.send(Done { seq, slot });
+                        });
+                        seq += 1;
+                    }
+                    Ok(None) => break Ok(()),
+                    Err(e) => break Err(e),
+                }
+            };
+            drop(done_tx);
+            (read, writer.join().expect("the writer thread panicked"))
+        })
+    }
 }

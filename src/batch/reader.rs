@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use memmap2::Mmap;
 
-use crate::formats::Format;
+use crate::formats::text::{self, is_skipped};
+use crate::formats::TextFormat;
 
 /// One block of input: whole records.
 pub enum Chunk {
@@ -74,9 +75,9 @@ impl Shard {
     /// Line feeds between the header and the shard. Counted only when asked (a message needs a
     /// line number), so a shard with good records reads nothing before its range.
     pub fn lines_before(&self) -> u64 {
-        self.map.as_ref().map_or(0, |map| {
-            crate::formats::block::count_line_ends(&map[self.first..self.start])
-        })
+        self.map
+            .as_ref()
+            .map_or(0, |map| text::count_line_ends(&map[self.first..self.start]))
     }
 }
 
@@ -159,7 +160,12 @@ impl<'a> Reader<'a> {
     /// lies in the `index`-th of `count` equal byte ranges of what is left to read (the records
     /// after the header). `None` if the input is streamed, which cannot be sharded, unless it is
     /// empty (an empty file is not mapped): every shard of nothing is empty.
-    pub fn shard(&mut self, format: &Format, index: u64, count: u64) -> io::Result<Option<Shard>> {
+    pub fn shard(
+        &mut self,
+        format: &dyn TextFormat,
+        index: u64,
+        count: u64,
+    ) -> io::Result<Option<Shard>> {
         let empty = Shard {
             map: None,
             first: 0,
@@ -172,14 +178,19 @@ impl<'a> Reader<'a> {
         let (data, first) = (&map[..], *pos);
         let len = (data.len() - first) as u128;
         let cut = |k: u64| first + (len * u128::from(k) / u128::from(count)) as usize;
-        let start = format.record_start_at_or_after(data, first, cut(index - 1));
-        *end = format.record_start_at_or_after(data, first, cut(index));
+        let record_start = |p: usize| match p {
+            p if p <= first => first,
+            p if p >= data.len() => data.len(),
+            p => format.record_start_at_or_after(data, first, p),
+        };
+        let start = record_start(cut(index - 1));
+        *end = record_start(cut(index));
         *pos = start;
         Ok(Some(Shard {
             map: Some(Arc::clone(map)),
             first,
             start,
-            records_before: format.has_record_in(&data[first..start]),
+            records_before: text::lines(&data[first..start]).any(|line| !is_skipped(line)),
         }))
     }
 
@@ -222,7 +233,11 @@ impl<'a> Reader<'a> {
 
     /// The next block of whole records, or `None` at the end. `buf` is a recycled buffer that a
     /// streamed block takes over.
-    pub fn next_block(&mut self, format: &Format, buf: &mut Vec<u8>) -> io::Result<Option<Chunk>> {
+    pub fn next_block(
+        &mut self,
+        format: &dyn TextFormat,
+        buf: &mut Vec<u8>,
+    ) -> io::Result<Option<Chunk>> {
         let block_size = self.block_size;
         match &mut self.kind {
             Kind::Mapped { map, pos, end } => {
@@ -313,8 +328,9 @@ fn fill(inner: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<(boo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::line::LineFormat;
 
-    fn blocks(reader: &mut Reader<'_>, format: &Format) -> Vec<Vec<u8>> {
+    fn blocks(reader: &mut Reader<'_>, format: &dyn TextFormat) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         let mut buf = Vec::new();
         while let Some(chunk) = reader.next_block(format, &mut buf).unwrap() {
@@ -330,7 +346,7 @@ mod tests {
             .chain(*b"last")
             .collect();
         let mut reader = Reader::from_stream(Box::new(io::Cursor::new(text.clone())), 100);
-        let got = blocks(&mut reader, &Format::Line);
+        let got = blocks(&mut reader, &LineFormat);
         assert!(got.len() > 10);
         assert!(got[..got.len() - 1].iter().all(|b| b.ends_with(b"\n")));
         assert_eq!(got.concat(), text);
@@ -341,14 +357,14 @@ mod tests {
         let mut text = vec![b'x'; 10_000];
         text.extend_from_slice(b"\nshort\n");
         let mut reader = Reader::from_stream(Box::new(io::Cursor::new(text.clone())), 100);
-        let got = blocks(&mut reader, &Format::Line);
+        let got = blocks(&mut reader, &LineFormat);
         assert!(got[0].len() > 10_000 && got[0].ends_with(b"\n"));
         assert_eq!(got.concat(), text);
         let mut file = tempfile::NamedTempFile::new().unwrap();
         io::Write::write_all(&mut file, &text).unwrap();
         let mut mapped = Reader::from_file(file.reopen().unwrap(), 100).unwrap();
         assert!(mapped.total_len().is_some());
-        let got = blocks(&mut mapped, &Format::Line);
+        let got = blocks(&mut mapped, &LineFormat);
         assert!(got[0].len() > 10_000);
         assert_eq!(got.concat(), text);
     }
@@ -358,6 +374,6 @@ mod tests {
         let mut reader = Reader::from_stream(Box::new(io::Cursor::new(b"head\nrow\n".to_vec())), 4);
         assert_eq!(reader.peek_lines(100, 1).unwrap(), b"head\nrow\n");
         reader.skip(5);
-        assert_eq!(blocks(&mut reader, &Format::Line).concat(), b"row\n");
+        assert_eq!(blocks(&mut reader, &LineFormat).concat(), b"row\n");
     }
 }

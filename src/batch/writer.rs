@@ -9,9 +9,10 @@ use std::io::{self, Write};
 use crossbeam_channel::{Receiver, Sender};
 
 use super::reader::Chunk;
-use super::Observer;
-use crate::dataset::dedupe::Seen;
-use crate::formats::{BlockOut, Message, Tally};
+use super::Filter;
+use crate::observe::{Message, Observer, Progress};
+use crate::records::BlockOut;
+use crate::task::Tally;
 
 /// The buffers of one block in flight: the streamed input (when not mapped) and the output.
 #[derive(Default)]
@@ -43,8 +44,8 @@ pub struct Context<'h> {
     pub answers_before: bool,
     /// Messages handed to the observer at most this many times.
     pub max_messages: usize,
-    /// `dedupe`: the classes seen; a block's records whose class is in it are dropped.
-    pub seen: Option<&'h mut Seen>,
+    /// A filtering task (`dedupe`): decides which of a block's records are written.
+    pub filter: Option<&'h mut (dyn Filter + 'static)>,
 }
 
 /// What the writer saw.
@@ -82,10 +83,10 @@ pub fn write_ordered(
         while let Some(mut slot) = pending.remove(&next) {
             next += 1;
             let block = &slot.out;
-            if let Some(seen) = ctx.seen.as_deref_mut() {
+            if let Some(filter) = ctx.filter.as_deref_mut() {
                 let mut start = 0;
                 for kept in &block.kept {
-                    if kept.class.is_none_or(|class| seen.insert(&class)) {
+                    if filter.keep(&kept.outcome) {
                         out.write_all(&block.bytes[start..kept.end])?;
                     } else {
                         written.tally.duplicates += 1;
@@ -109,7 +110,7 @@ pub fn write_ordered(
                     });
                     observer.message(&Message {
                         line: origin + line_base + m.line,
-                        problem: m.problem,
+                        ..*m
                     });
                 } else {
                     written.messages_not_shown += 1;
@@ -118,7 +119,7 @@ pub fn write_ordered(
             line_base += block.lines;
             if let Some(chunk) = slot.chunk.take() {
                 input_done += chunk.size() as u64;
-                observer.progress(input_done, written.tally.records);
+                observer.progress(Progress::new(input_done, written.tally.records));
                 if let Some(buf) = chunk.release() {
                     slot.input = buf;
                 }

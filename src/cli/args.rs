@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use sudoku_batch::batch::{Config, Input, Output, Shard, MAX_THREADS};
-use sudoku_batch::formats::{FormatChoice, Task};
+use sudoku_batch::generate::Mode;
+use sudoku_batch::{Config, FormatChoice, Input, Output, Shard, Task, MAX_THREADS};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -103,8 +103,8 @@ pub struct Common {
           value_parser = clap::value_parser!(u16).range(0..=MAX_THREADS as i64))]
     pub threads: u16,
     /// Input format (auto: detected from a sample of the input).
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-    pub format: FormatArg,
+    #[arg(long, value_enum, default_value_t = FormatChoice::Auto)]
+    pub format: FormatChoice,
     /// CSV: the header name of the puzzle column.
     #[arg(long, value_name = "NAME")]
     pub column: Option<String>,
@@ -133,14 +133,6 @@ pub struct Common {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    Auto,
-    Line,
-    Grid,
-    Csv,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum StatsArg {
     Json,
 }
@@ -148,15 +140,23 @@ pub enum StatsArg {
 impl Command {
     pub fn name(&self) -> &'static str {
         match self {
-            Command::Solve { .. } => "solve",
-            Command::Count { .. } => "count",
-            Command::Check { .. } => "check",
-            Command::Canon { .. } => "canon",
-            Command::Rate { .. } => "rate",
-            Command::Dedupe { .. } => "dedupe",
             Command::Generate(_) => "generate",
             Command::Bench(_) => "bench",
+            batch => batch.task().expect("a batch command has a task").name(),
         }
+    }
+
+    /// The task of a batch command.
+    pub fn task(&self) -> Option<Task> {
+        Some(match *self {
+            Command::Solve { lexmin, .. } => Task::Solve { lexmin },
+            Command::Count { limit, .. } => Task::Count { limit },
+            Command::Check { unique, .. } => Task::Check { unique },
+            Command::Canon { .. } => Task::Canon,
+            Command::Rate { samples, seed, .. } => Task::Rate { samples, seed },
+            Command::Dedupe { exact, .. } => Task::Dedupe { exact },
+            Command::Generate(_) | Command::Bench(_) => return None,
+        })
     }
 
     /// The shared flags of the batch commands.
@@ -175,60 +175,27 @@ impl Command {
     /// The batch engine's configuration, input and output (`None` for the other commands).
     pub fn batch(&self) -> Option<(Config, Input<'static>, Output<'static>)> {
         let common = self.common()?;
-        let task = match *self {
-            Command::Solve { lexmin, .. } => Task::Solve { lexmin },
-            Command::Count { limit, .. } => Task::Count { limit },
-            Command::Check { unique, .. } => Task::Check { unique },
-            Command::Canon { .. } => Task::Canon,
-            Command::Rate { samples, seed, .. } => Task::Rate { samples, seed },
-            Command::Dedupe { exact, .. } => Task::Dedupe { exact },
-            Command::Generate(_) | Command::Bench(_) => return None,
-        };
         let input = match &common.input {
             Some(p) if p.as_os_str() != "-" => Input::Path(p.clone()),
-            _ => Input::Reader {
-                name: "<stdin>".into(),
-                reader: Box::new(std::io::stdin()),
-            },
+            _ => Input::reader("<stdin>", std::io::stdin()),
         };
         let output = match &common.output {
             Some(p) if p.as_os_str() != "-" => Output::Path(p.clone()),
-            _ => Output::Writer {
-                name: "<stdout>".into(),
-                writer: Box::new(std::io::stdout()),
-            },
+            _ => Output::writer("<stdout>", std::io::stdout()),
         };
-        let config = Config {
-            task,
-            format: match common.format {
-                FormatArg::Auto => FormatChoice::Auto,
-                FormatArg::Line => FormatChoice::Line,
-                FormatArg::Grid => FormatChoice::Grid,
-                FormatArg::Csv => FormatChoice::Csv,
-            },
-            column: common.column.clone(),
-            solution_column: common.solution_column.clone(),
-            against: match self {
+        let config = Config::new(self.task()?)
+            .format(common.format)
+            .column(common.column.clone())
+            .solution_column(common.solution_column.clone())
+            .against(match self {
                 Command::Dedupe { against, .. } => against.clone(),
                 _ => None,
-            },
-            threads: usize::from(common.threads),
-            max_messages: if common.quiet { 0 } else { common.max_messages },
-            shard: common.shard,
-        };
+            })
+            .threads(usize::from(common.threads))
+            .max_messages(if common.quiet { 0 } else { common.max_messages })
+            .shard(common.shard);
         Some((config, input, output))
     }
-}
-
-/// How `generate` removes givens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum GenerateMode {
-    /// Kaggle-like: removals that leave a naked or hidden single only; default 36 clues. Fast.
-    Easy,
-    /// Removals checked by the solver's uniqueness count, down to the clue target (default 26).
-    Unique,
-    /// Every given is tried once: no given of the result can be removed.
-    Minimal,
 }
 
 #[derive(Debug, clap::Args)]
@@ -240,8 +207,8 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Removal strategy.
-    #[arg(long, value_enum, default_value_t = GenerateMode::Easy)]
-    pub mode: GenerateMode,
+    #[arg(long, value_enum, default_value_t = Mode::Easy)]
+    pub mode: Mode,
     /// Clue target: stop removing at this many givens (easy and unique modes only). If 16 fresh grids
     /// cannot reach it, the puzzle with the fewest givens is kept and the shortfall reported.
     #[arg(long, value_parser = clap::value_parser!(u8).range(17..=80))]

@@ -85,9 +85,7 @@ pub fn to_markdown(report: &Report) -> String {
 pub fn plot(report: &Report, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let mut svg = String::new();
     draw(report, &mut svg)?;
-    let mut out = sudoku_batch::batch::output::Sink::file(path.to_path_buf())?;
-    std::io::Write::write_all(&mut out, svg.as_bytes())?;
-    out.finish()?;
+    sudoku_batch::write_file_atomically(path, svg.as_bytes())?;
     Ok(())
 }
 

@@ -4,16 +4,23 @@
 use std::io::Write;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use sudoku_batch::batch::{Observer, Summary};
-use sudoku_batch::formats::Message;
+use sudoku_batch::{Message, Observer, Progress, Summary, Work};
 
-/// The CLI's [`Observer`]: messages to stderr, progress to a bar (when `progress` is set).
+/// The CLI's [`Observer`] for every command: messages and status lines to stderr, progress to a
+/// bar (when `progress` is set).
 pub struct Console {
     /// The input's name, the prefix of every message.
     input: String,
     progress: bool,
     quiet: bool,
     bar: Option<ProgressBar>,
+    /// What the bar counts.
+    unit: Unit,
+}
+
+enum Unit {
+    Bytes,
+    Records,
 }
 
 impl Console {
@@ -23,6 +30,7 @@ impl Console {
             progress,
             quiet,
             bar: None,
+            unit: Unit::Bytes,
         }
     }
 
@@ -35,7 +43,10 @@ impl Console {
 }
 
 impl Observer for Console {
-    fn start(&mut self, input_bytes: Option<u64>, note: Option<&str>) {
+    fn start(&mut self, work: Work, note: Option<&str>) {
+        if matches!(work, Work::Records(_)) {
+            self.unit = Unit::Records;
+        }
         if let Some(note) = note.filter(|_| !self.quiet) {
             let _ = writeln!(std::io::stderr().lock(), "{}: {note}", self.input);
         }
@@ -43,12 +54,15 @@ impl Observer for Console {
             return;
         }
         let draw = ProgressDrawTarget::stderr();
-        let bar = match input_bytes {
-            Some(n) => ProgressBar::with_draw_target(Some(n), draw).with_style(
-                ProgressStyle::with_template("{bar:40} {percent:>3}% {msg} {elapsed} (eta {eta})")
+        let bar = match work {
+            Work::Bytes(n) | Work::Records(n) => ProgressBar::with_draw_target(Some(n), draw)
+                .with_style(
+                    ProgressStyle::with_template(
+                        "{bar:40} {percent:>3}% {msg} {elapsed} (eta {eta})",
+                    )
                     .expect("valid template"),
-            ),
-            None => ProgressBar::with_draw_target(None, draw).with_style(
+                ),
+            _ => ProgressBar::with_draw_target(None, draw).with_style(
                 ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"),
             ),
         };
@@ -72,10 +86,25 @@ impl Observer for Console {
         }
     }
 
-    fn progress(&mut self, input_bytes: u64, records: u64) {
+    fn progress(&mut self, progress: Progress) {
         if let Some(bar) = &self.bar {
-            bar.set_position(input_bytes);
-            bar.set_message(format!("{records} records"));
+            match self.unit {
+                Unit::Bytes => bar.set_position(progress.bytes),
+                Unit::Records => bar.set_position(progress.records),
+            }
+            bar.set_message(format!("{} records", progress.records));
+        }
+    }
+
+    fn status(&mut self, line: &str) {
+        if !self.quiet {
+            let print = || {
+                let _ = writeln!(std::io::stderr().lock(), "{line}");
+            };
+            match &self.bar {
+                Some(bar) => bar.suspend(print),
+                None => print(),
+            }
         }
     }
 }

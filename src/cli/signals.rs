@@ -24,7 +24,7 @@ pub fn install() {}
 
 #[cfg(unix)]
 extern "C" fn on_signal(signal: libc::c_int) {
-    sudoku_batch::batch::output::remove_temporary_files();
+    sudoku_batch::remove_temporary_files();
     let code = if signal == libc::SIGBUS {
         const MESSAGE: &[u8] = b"sudoku-batch: error: the input file changed (shrank?) while it was read; no output was written\n";
         // SAFETY: write(2) on stderr with a static buffer is async-signal-safe.

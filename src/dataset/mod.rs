@@ -1,7 +1,7 @@
-//! Dataset tools: canonical form (minlex), isomorph transforms, difficulty rating, and the table
-//! of classes that `dedupe` keeps.
+//! Dataset tools: canonical form (minlex), isomorph transforms, difficulty rating, and the
+//! filter that `dedupe` applies.
 
-pub mod canon;
-pub mod dedupe;
-pub mod rate;
-pub mod symmetry;
+pub(crate) mod canon;
+pub(crate) mod dedupe;
+pub(crate) mod rate;
+pub(crate) mod symmetry;

@@ -10,10 +10,13 @@
 //! `solutions`, `answer`) takes solve's answer in place instead of a new column. `dedupe` writes
 //! the rows it keeps as they came.
 
-use super::answer::{answer, Invalid, Outcome, Task};
-use super::block::BlockOut;
-use super::FormatError;
+use std::borrow::Cow;
+
+use super::text;
+use super::{FormatError, TextFormat};
 use crate::grid::Grid;
+use crate::records::{answer_records, BlockOut, RecordReader, Renderer};
+use crate::task::{Column, Invalid, Outcome, Record, Task, STATUS};
 
 /// Header names taken as the puzzle column, in order of preference (case-insensitive).
 pub const PUZZLE_NAMES: [&str; 6] = ["puzzle", "quizzes", "quiz", "sudoku", "puzzles", "question"];
@@ -30,6 +33,8 @@ pub struct Layout {
     width: usize,
     /// The output header row, with its line feed.
     header: Vec<u8>,
+    /// Solve writes its answer into the solution column instead of adding one.
+    fills: bool,
 }
 
 /// Walks CSV bytes as `csv-core` reads them (comment lines, quotes only at the start of a
@@ -38,10 +43,27 @@ pub struct Layout {
 /// of an unquoted field, or in a comment, is a plain character, so counting quotes would not do.
 pub struct RowScan<'a> {
     buf: &'a [u8],
+    cursor: Cursor,
+}
+
+/// Where a [`RowScan`] is, apart from the bytes it scans (so that a walk can be kept beside a
+/// buffer it does not borrow).
+#[derive(Clone, Copy)]
+struct Cursor {
     pos: usize,
     state: State,
     /// Where the last quoted field opened.
     quote: usize,
+}
+
+impl Cursor {
+    fn new() -> Cursor {
+        Cursor {
+            pos: 0,
+            state: State::RecordStart,
+            quote: 0,
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -70,15 +92,13 @@ impl<'a> RowScan<'a> {
     pub fn new(buf: &'a [u8]) -> RowScan<'a> {
         RowScan {
             buf,
-            pos: 0,
-            state: State::RecordStart,
-            quote: 0,
+            cursor: Cursor::new(),
         }
     }
 
     /// Once the scan is over: the offset of a quote that opened a field and was never closed.
     pub fn open_quote(&self) -> Option<usize> {
-        (self.state == State::Quoted).then_some(self.quote)
+        (self.cursor.state == State::Quoted).then_some(self.cursor.quote)
     }
 }
 
@@ -94,7 +114,13 @@ impl Iterator for RowScan<'_> {
     type Item = Event;
 
     fn next(&mut self) -> Option<Event> {
-        let buf = self.buf;
+        self.cursor.next_event(self.buf)
+    }
+}
+
+impl Cursor {
+    /// The next event in `buf`, which is the buffer this cursor has walked so far.
+    fn next_event(&mut self, buf: &[u8]) -> Option<Event> {
         loop {
             let &b = buf.get(self.pos)?;
             match self.state {
@@ -213,8 +239,7 @@ pub fn next_cuts(buf: &[u8]) -> impl Iterator<Item = usize> + '_ {
 /// `block` as csv-core must read it: csv-core ends a comment line at LF only, this engine at any
 /// line end, so a lone CR that ends a comment becomes an LF (the same length: offsets and line
 /// numbers hold). Borrowed unless there is such a CR.
-pub fn comments_end_at_cr(block: &[u8]) -> std::borrow::Cow<'_, [u8]> {
-    use std::borrow::Cow;
+pub fn comments_end_at_cr(block: &[u8]) -> Cow<'_, [u8]> {
     if memchr::memchr(b'#', block).is_none() {
         return Cow::Borrowed(block);
     }
@@ -242,14 +267,331 @@ fn reader(data: &[u8]) -> csv::Reader<&[u8]> {
         .from_reader(data)
 }
 
-fn writer(buf: Vec<u8>) -> csv::Writer<Vec<u8>> {
-    csv::WriterBuilder::new()
-        .flexible(true)
-        // A field that starts a row with `#` is quoted, or reading the output back would take
-        // the row for a comment.
-        .comment(Some(b'#'))
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(buf)
+/// Writes CSV rows straight into a byte buffer, as the `csv` crate's writer does with this
+/// engine's settings: a field is quoted when it holds a comma, a quote, a CR or LF, or a `#`
+/// (so that a row starting with `#` is never read back as a comment); quotes inside are doubled;
+/// rows end with LF; a row of one empty field is written `""`.
+struct RowWriter {
+    core: csv_core::Writer,
+    fields: usize,
+    bytes: usize,
+}
+
+impl RowWriter {
+    fn new() -> RowWriter {
+        RowWriter {
+            core: csv_core::WriterBuilder::new()
+                .comment(Some(b'#'))
+                .terminator(csv_core::Terminator::Any(b'\n'))
+                .build(),
+            fields: 0,
+            bytes: 0,
+        }
+    }
+
+    fn field(&mut self, out: &mut Vec<u8>, field: &[u8]) {
+        if self.fields > 0 {
+            out.push(b',');
+        }
+        if self.core.should_quote(field) {
+            out.push(b'"');
+            for &b in field {
+                if b == b'"' {
+                    out.push(b'"');
+                }
+                out.push(b);
+            }
+            out.push(b'"');
+        } else {
+            out.extend_from_slice(field);
+        }
+        self.fields += 1;
+        self.bytes += field.len();
+    }
+
+    fn end(&mut self, out: &mut Vec<u8>) {
+        if self.fields <= 1 && self.bytes == 0 {
+            out.extend_from_slice(b"\"\"");
+        }
+        out.push(b'\n');
+        self.fields = 0;
+        self.bytes = 0;
+    }
+}
+
+/// The CSV format of one input: where its columns are.
+pub(crate) struct CsvFormat {
+    layout: Layout,
+}
+
+impl CsvFormat {
+    pub fn new(layout: Layout) -> CsvFormat {
+        CsvFormat { layout }
+    }
+}
+
+impl TextFormat for CsvFormat {
+    fn name(&self) -> &'static str {
+        "csv"
+    }
+
+    fn last_boundary(&self, buf: &[u8]) -> Option<usize> {
+        last_boundary(buf)
+    }
+
+    /// A CSV row may hold quoted line feeds, so whether `p` is inside a quoted field is learned
+    /// by scanning the rows since `first` as csv-core reads them (at memchr speed): no local
+    /// rule is safe with quoted fields.
+    fn record_start_at_or_after(&self, data: &[u8], first: usize, p: usize) -> usize {
+        next_cuts(&data[first..])
+            .map(|cut| first + cut)
+            .find(|&cut| cut >= p)
+            .unwrap_or(data.len())
+    }
+
+    fn answer_block(&self, block: &[u8], task: Task, out: &mut BlockOut) {
+        let renderer = CsvRenderer {
+            layout: &self.layout,
+            columns: task.columns(),
+            writer: RowWriter::new(),
+            value: Vec::new(),
+            status: Vec::new(),
+        };
+        answer_records(
+            CsvReader::new(&self.layout, block, task.needs_solution()),
+            renderer,
+            task,
+            out,
+        );
+    }
+}
+
+/// A piece of a block that csv-core reads in one go: the whole block, or, around a quote that
+/// is never closed, the rows up to that quote's line with the quote closed at its line end.
+struct Segment<'a> {
+    bytes: Cow<'a, [u8]>,
+    /// Lines of the block before the segment.
+    lines_before: u64,
+    /// The segment's last row had its quote closed for it.
+    last_unterminated: bool,
+}
+
+/// The segments of `block` (see [`Segment`]).
+///
+/// A quote that is never closed would swallow every row after it into one field. A block
+/// can end inside quotes only at the end of the input, so such a quote is closed at the end
+/// of its physical line instead: that row is `invalid: unterminated quote ...` and the rows
+/// after it are read as rows. No row is lost.
+fn segments(block: &[u8]) -> Vec<Segment<'_>> {
+    let mut segments = Vec::with_capacity(1);
+    let (mut start, mut lines_before) = (0, 0);
+    loop {
+        let rest = &block[start..];
+        let Some(quote) = open_quote(rest) else {
+            segments.push(Segment {
+                bytes: Cow::Borrowed(rest),
+                lines_before,
+                last_unterminated: false,
+            });
+            return segments;
+        };
+        let end = text::line_end(rest, quote);
+        let mut closed = Vec::with_capacity(end + 2);
+        closed.extend_from_slice(rest[..end].trim_ascii_end());
+        closed.extend_from_slice(b"\"\n");
+        segments.push(Segment {
+            bytes: Cow::Owned(closed),
+            lines_before,
+            last_unterminated: true,
+        });
+        lines_before += text::count_line_ends(&rest[..end]);
+        start += end;
+        if start >= block.len() {
+            return segments;
+        }
+    }
+}
+
+/// Reads the rows of a block with csv-core, straight over the block (mapped or read): no copy
+/// into a reader buffer.
+struct CsvReader<'a> {
+    layout: &'a Layout,
+    needs_solution: bool,
+    /// The block as given (its line ends are counted).
+    block: &'a [u8],
+    segments: std::vec::IntoIter<Segment<'a>>,
+    segment: Option<Segment<'a>>,
+    core: CoreReader,
+    /// Bytes of the segment csv-core has read.
+    pos: usize,
+    /// The row last read: its field lengths (see [`CoreReader::fields`]) and its index among
+    /// the segment's rows (1-based, blank lines included, as the line walk counts them).
+    row: (usize, usize),
+    index: usize,
+    /// The csv crate's positions go wrong on CRLF and comment lines, so line numbers come from
+    /// walking the same rows by hand. The walk is lazy: it only catches up to the current row
+    /// when a message (or a filter) needs its line, so good rows cost nothing.
+    walk: RowWalk,
+}
+
+impl<'a> CsvReader<'a> {
+    fn new(layout: &'a Layout, block: &'a [u8], needs_solution: bool) -> CsvReader<'a> {
+        let segments = match comments_end_at_cr(block) {
+            Cow::Borrowed(b) => segments(b),
+            Cow::Owned(fixed) => segments(&fixed)
+                .into_iter()
+                .map(|s| Segment {
+                    bytes: Cow::Owned(s.bytes.into_owned()),
+                    ..s
+                })
+                .collect(),
+        };
+        CsvReader {
+            layout,
+            needs_solution,
+            block,
+            segments: segments.into_iter(),
+            segment: None,
+            core: CoreReader::new(),
+            pos: 0,
+            row: (0, 0),
+            index: 0,
+            walk: RowWalk::new(),
+        }
+    }
+
+    /// The fields of the row last read.
+    fn fields(&self) -> Fields<'_> {
+        self.core.fields(self.row)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.segment.as_ref().map_or(&[], |s| &s.bytes)
+    }
+}
+
+impl CsvReader<'_> {
+    /// Reads the next row with csv-core: `None` at the end of the block, `Some(None)` for a
+    /// blank line (not a record), `Some(Some(unterminated))` for a row, `unterminated` when it
+    /// is the row whose quote was closed for it.
+    fn read_row(&mut self) -> Option<Option<bool>> {
+        loop {
+            if self.segment.is_none() {
+                self.segment = Some(self.segments.next()?);
+                self.core = CoreReader::new();
+                (self.pos, self.index, self.walk) = (0, 0, RowWalk::new());
+            }
+            let segment = self.segment.as_ref().expect("a segment is being read");
+            let mut input = &segment.bytes[self.pos..];
+            let Some(row) = self.core.next(&mut input) else {
+                self.segment = None;
+                continue;
+            };
+            self.pos = segment.bytes.len() - input.len();
+            self.row = row;
+            self.index += 1;
+            let is_last = input.iter().all(|&b| b == b'\n' || b == b'\r');
+            let rec = self.core.fields(row);
+            if rec.len() == 1 && rec.get(0).unwrap_or_default().trim_ascii().is_empty() {
+                return Some(None); // a blank line: not a record
+            }
+            return Some(Some(segment.last_unterminated && is_last));
+        }
+    }
+}
+
+impl RecordReader for CsvReader<'_> {
+    fn next_record(&mut self) -> Option<Record<'_>> {
+        let unterminated = loop {
+            if let Some(unterminated) = self.read_row()? {
+                break unterminated;
+            }
+        };
+        let rec = self.core.fields(self.row);
+        let layout = self.layout;
+        let puzzle = if unterminated {
+            Err(Invalid::UnterminatedQuote)
+        } else if rec.len() > layout.width {
+            // Its fields would push the result columns out of line.
+            Err(Invalid::LongRow {
+                fields: rec.len(),
+                header: layout.width,
+            })
+        } else {
+            match rec.get(layout.puzzle) {
+                None => Err(Invalid::MissingColumn(layout.puzzle + 1)),
+                Some(field) => Grid::parse(field.trim_ascii()).map_err(Invalid::from),
+            }
+        };
+        let record = Record::new(puzzle);
+        if !self.needs_solution || record.puzzle.is_err() {
+            return Some(record);
+        }
+        Some(match layout.solution.and_then(|s| rec.get(s)) {
+            Some(s) => record.with_solution(Some(s.trim_ascii())),
+            None => Record::new(Err(Invalid::MissingSolutionColumn)),
+        })
+    }
+
+    fn line(&mut self) -> u64 {
+        let Some(segment) = &self.segment else {
+            return 0;
+        };
+        segment.lines_before + self.walk.line_of(&segment.bytes, self.index)
+    }
+
+    /// The row as it came: from where the row walk saw it start to where csv-core finished
+    /// reading it, less its line end.
+    fn as_read(&mut self) -> &[u8] {
+        if let Some(segment) = &self.segment {
+            self.walk.line_of(&segment.bytes, self.index);
+        }
+        let end = self.pos;
+        without_line_end(&self.bytes()[self.walk.counted.min(end)..end])
+    }
+
+    fn line_ends(&mut self) -> u64 {
+        text::count_line_ends(self.block)
+    }
+}
+
+/// Writes each row: every input field (padded to the header's width), the answer in the
+/// solution column (solve, when the input has one) or in the task's result columns, and the
+/// status.
+struct CsvRenderer<'a> {
+    layout: &'a Layout,
+    columns: &'static [Column],
+    writer: RowWriter,
+    value: Vec<u8>,
+    status: Vec<u8>,
+}
+
+impl Renderer<CsvReader<'_>> for CsvRenderer<'_> {
+    fn render(&mut self, reader: &mut CsvReader<'_>, outcome: &Outcome, out: &mut Vec<u8>) {
+        let rec = reader.fields();
+        let layout = self.layout;
+        self.value.clear();
+        let has_value = outcome.write_value(&mut self.value);
+        for i in 0..layout.width.max(rec.len()) {
+            // In place: the answer, or the column's own value when there is none.
+            if layout.fills && has_value && Some(i) == layout.solution {
+                self.writer.field(out, &self.value);
+            } else {
+                self.writer.field(out, rec.get(i).unwrap_or_default());
+            }
+        }
+        if !layout.fills {
+            for i in 0..self.columns.len() {
+                self.value.clear();
+                outcome.write_column(i, &mut self.value);
+                self.writer.field(out, &self.value);
+            }
+        }
+        self.status.clear();
+        outcome.write_status(&mut self.status);
+        self.writer.field(out, &self.status);
+        self.writer.end(out);
+    }
 }
 
 impl Layout {
@@ -316,7 +658,7 @@ impl Layout {
         if matches!(task, Task::Check { .. }) && solution.is_none() {
             return Err(FormatError::NoSolutionColumn { names });
         }
-        let mut row = record.clone();
+        let mut row: Vec<Vec<u8>> = record.iter().map(<[u8]>::to_vec).collect();
         // A result column never takes a name the input already has (`rating` in sudoku-extreme,
         // `status` in an earlier output): it becomes `rating_2`, `status_2`, ...
         let mut taken = names.clone();
@@ -329,18 +671,14 @@ impl Layout {
                 })
                 .find(|n| !taken.iter().any(|t| t.eq_ignore_ascii_case(n)))
                 .expect("some suffix is free");
-            row.push_field(fresh.as_bytes());
+            row.push(fresh.clone().into_bytes());
             taken.push(fresh);
         };
-        match task {
-            Task::Solve { .. } if solution.is_none() => added(b"solution"),
-            Task::Count { .. } => added(b"count"),
-            Task::Canon => added(b"canonical"),
-            Task::Rate { .. } => {
-                added(b"rating");
-                added(b"singles");
+        let fills = task.fills_solution_column() && solution.is_some();
+        if !fills {
+            for column in task.columns() {
+                added(column.name.as_bytes());
             }
-            _ => {}
         }
         let header = if task.filters() {
             // Dedupe keeps rows as they came, header included.
@@ -348,158 +686,27 @@ impl Layout {
             out.push(b'\n');
             out
         } else {
-            added(b"status");
-            let mut out = writer(Vec::new());
-            out.write_byte_record(&row).expect("writing to memory");
-            out.into_inner().expect("writing to memory")
+            added(STATUS.name.as_bytes());
+            let mut out = Vec::new();
+            let mut writer = RowWriter::new();
+            for name in &row {
+                writer.field(&mut out, name);
+            }
+            writer.end(&mut out);
+            out
         };
         Ok(Layout {
             puzzle,
             solution,
             width: record.len(),
             header,
+            fills,
         })
     }
 
     /// The output header row.
     pub fn header(&self) -> &[u8] {
         &self.header
-    }
-
-    /// Parses and answers every row of `block`.
-    ///
-    /// A quote that is never closed would swallow every row after it into one field. A block
-    /// can end inside quotes only at the end of the input, so such a quote is closed at the end
-    /// of its physical line instead: that row is `invalid: unterminated quote ...` and the rows
-    /// after it are read as rows. No row is lost.
-    pub fn process(&self, block: &[u8], task: Task, out: &mut BlockOut) {
-        let block = &*comments_end_at_cr(block);
-        let (mut start, mut lines_before) = (0, 0);
-        loop {
-            let rest = &block[start..];
-            let Some(quote) = open_quote(rest) else {
-                return self.process_rows(rest, lines_before, false, task, out);
-            };
-            let end = super::block::line_end(rest, quote);
-            let body = rest[..end].trim_ascii_end();
-            let mut closed = Vec::with_capacity(end + 2);
-            closed.extend_from_slice(body);
-            closed.extend_from_slice(b"\"\n");
-            self.process_rows(&closed, lines_before, true, task, out);
-            lines_before += super::block::count_line_ends(&rest[..end]);
-            start += end;
-            if start >= block.len() {
-                return;
-            }
-        }
-    }
-
-    /// Answers the rows of `block`, whose first line is `lines_before` lines into the block
-    /// being processed. With `last_unterminated`, the last row had a quote closed for it.
-    fn process_rows(
-        &self,
-        block: &[u8],
-        lines_before: u64,
-        last_unterminated: bool,
-        task: Task,
-        out: &mut BlockOut,
-    ) {
-        // csv-core straight over the block (mapped or read): no copy into a reader buffer.
-        let mut rdr = CoreReader::new();
-        let mut input = block;
-        // Dedupe writes rows as they came, straight into the block's bytes.
-        let mut wtr = (!task.filters()).then(|| writer(std::mem::take(&mut out.bytes)));
-        let mut row = csv::ByteRecord::new();
-        // The csv crate's positions go wrong on CRLF and comment lines, so line numbers come
-        // from walking the same rows by hand. The walk is lazy: it only catches up to the
-        // current record when a message needs its line, so good rows cost nothing.
-        let mut rows = Rows::new(block);
-        let mut index = 0;
-        let mut value = Vec::new();
-        let mut status = Vec::new();
-        let solve_in_place = matches!(task, Task::Solve { .. }) && self.solution.is_some();
-        while let Some(rec) = rdr.next(&mut input) {
-            index += 1;
-            let is_last = input.iter().all(|&b| b == b'\n' || b == b'\r');
-            if rec.len() == 1 && rec.get(0).unwrap_or_default().trim_ascii().is_empty() {
-                continue; // a blank line: not a record
-            }
-            let field = rec.get(self.puzzle);
-            let outcome = if last_unterminated && is_last {
-                Outcome::Invalid(Invalid::UnterminatedQuote)
-            } else if rec.len() > self.width {
-                // Its fields would push the result columns out of line.
-                Outcome::Invalid(Invalid::LongRow {
-                    fields: rec.len(),
-                    header: self.width,
-                })
-            } else {
-                self.outcome(field, &rec, task)
-            };
-            out.count(&outcome, || lines_before + rows.line_of(index));
-            if task.filters() {
-                // The row as it came: from where the row scanner saw it start to where csv-core
-                // finished reading it, less its line end.
-                rows.line_of(index);
-                let end = block.len() - input.len();
-                out.bytes
-                    .extend_from_slice(without_line_end(&block[rows.counted.min(end)..end]));
-                out.bytes.push(b'\n');
-                out.keep(&outcome);
-                continue;
-            }
-            value.clear();
-            let has_value = outcome.write_value(&mut value);
-            row.clear();
-            for i in 0..self.width.max(rec.len()) {
-                // In place: the answer, or the column's own value when there is none.
-                if solve_in_place && has_value && Some(i) == self.solution {
-                    row.push_field(&value);
-                } else {
-                    row.push_field(rec.get(i).unwrap_or_default());
-                }
-            }
-            match (task, outcome) {
-                (Task::Solve { .. }, _) if solve_in_place => {}
-                (Task::Check { .. }, _) => {}
-                (Task::Rate { .. }, Outcome::Rated(r)) => {
-                    row.push_field(&value);
-                    row.push_field(if r.singles { b"true" } else { b"false" });
-                }
-                (Task::Rate { .. }, _) => {
-                    row.push_field(b"");
-                    row.push_field(b"");
-                }
-                _ => row.push_field(if has_value { &value } else { b"" }),
-            }
-            status.clear();
-            outcome.write_status(&mut status);
-            row.push_field(&status);
-            if let Some(wtr) = wtr.as_mut() {
-                wtr.write_byte_record(&row).expect("writing to memory");
-            }
-        }
-        if let Some(wtr) = wtr {
-            out.bytes = wtr.into_inner().expect("writing to memory");
-        }
-    }
-
-    fn outcome(&self, field: Option<&[u8]>, rec: &Fields, task: Task) -> Outcome {
-        let Some(field) = field else {
-            return Outcome::Invalid(Invalid::MissingColumn(self.puzzle + 1));
-        };
-        let puzzle = match Grid::parse(field.trim_ascii()) {
-            Ok(p) => p,
-            Err(e) => return Outcome::Invalid(e.into()),
-        };
-        let solution = match task {
-            Task::Check { .. } => match self.solution.and_then(|s| rec.get(s)) {
-                Some(s) => Some(s.trim_ascii()),
-                None => return Outcome::Invalid(Invalid::MissingSolutionColumn),
-            },
-            _ => None,
-        };
-        answer(task, &puzzle, solution)
     }
 }
 
@@ -548,12 +755,12 @@ struct Fields<'a> {
     ends: &'a [usize],
 }
 
-impl Fields<'_> {
+impl<'a> Fields<'a> {
     fn len(&self) -> usize {
         self.ends.len()
     }
 
-    fn get(&self, i: usize) -> Option<&[u8]> {
+    fn get(&self, i: usize) -> Option<&'a [u8]> {
         let end = *self.ends.get(i)?;
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         self.bytes.get(start..end)
@@ -569,9 +776,10 @@ impl CoreReader {
         }
     }
 
-    /// The next row of `input` (advanced past it), or `None` at the end. An empty `input` is
-    /// the end of the data, which also completes a last row without a newline.
-    fn next(&mut self, input: &mut &[u8]) -> Option<Fields<'_>> {
+    /// Reads the next row of `input` (advanced past it): the lengths of its field bytes and of
+    /// its field ends, for [`CoreReader::fields`]; `None` at the end. An empty `input` is the end
+    /// of the data, which also completes a last row without a newline.
+    fn next(&mut self, input: &mut &[u8]) -> Option<(usize, usize)> {
         use csv_core::ReadRecordResult::*;
         let (mut out, mut end) = (0, 0);
         loop {
@@ -585,36 +793,37 @@ impl CoreReader {
                 InputEmpty => {}
                 OutputFull => self.bytes.resize(self.bytes.len() * 2, 0),
                 OutputEndsFull => self.ends.resize(self.ends.len() * 2, 0),
-                Record => {
-                    return Some(Fields {
-                        bytes: &self.bytes[..out],
-                        ends: &self.ends[..end],
-                    })
-                }
+                Record => return Some((out, end)),
                 End => return None,
             }
         }
     }
+
+    /// The fields of the row [`CoreReader::next`] read last.
+    fn fields(&self, (bytes, ends): (usize, usize)) -> Fields<'_> {
+        Fields {
+            bytes: &self.bytes[..bytes],
+            ends: &self.ends[..ends],
+        }
+    }
 }
 
-/// The records of a block as csv-core reads them, with the 1-based line each starts on.
-struct Rows<'a> {
-    block: &'a [u8],
-    scan: RowScan<'a>,
+/// The rows of a segment as csv-core reads them, with the 1-based line each starts on.
+struct RowWalk {
+    cursor: Cursor,
     /// Line of the offset `counted`.
     line: u64,
     counted: usize,
-    /// Rows yielded so far.
+    /// Rows walked so far.
     seen: usize,
-    /// The line of the last row yielded.
+    /// The line of the last row walked.
     last: u64,
 }
 
-impl<'a> Rows<'a> {
-    fn new(block: &'a [u8]) -> Rows<'a> {
-        Rows {
-            block,
-            scan: RowScan::new(block),
+impl RowWalk {
+    fn new() -> RowWalk {
+        RowWalk {
+            cursor: Cursor::new(),
             line: 1,
             counted: 0,
             seen: 0,
@@ -622,16 +831,18 @@ impl<'a> Rows<'a> {
         }
     }
 
-    /// The line of the `index`-th row (1-based), walking forward as needed.
-    fn line_of(&mut self, index: usize) -> u64 {
+    /// The line of the `index`-th row (1-based) of `block`, walking forward as needed.
+    fn line_of(&mut self, block: &[u8], index: usize) -> u64 {
         while self.seen < index {
-            let Some(start) = self.scan.find_map(|e| match e {
-                Event::Row(start) => Some(start),
-                Event::Cut(_) | Event::CommentCr(_) => None,
-            }) else {
+            let Some(start) =
+                std::iter::from_fn(|| self.cursor.next_event(block)).find_map(|e| match e {
+                    Event::Row(start) => Some(start),
+                    Event::Cut(_) | Event::CommentCr(_) => None,
+                })
+            else {
                 break;
             };
-            self.line += super::block::count_line_ends(&self.block[self.counted..start]);
+            self.line += text::count_line_ends(&block[self.counted..start]);
             self.counted = start;
             self.seen += 1;
             self.last = self.line;
@@ -673,7 +884,7 @@ mod tests {
         let mut out = BlockOut::new(10);
         // Only the quote at `b` is never closed (any later quote would close it).
         let block = b"a,\"x\ny\"\nb,\"open\nc,y\r\nd,w\ne,z";
-        layout.process(block, Task::Solve { lexmin: false }, &mut out);
+        CsvFormat::new(layout.clone()).answer_block(block, Task::Solve { lexmin: false }, &mut out);
         let text = String::from_utf8(out.bytes.clone()).unwrap();
         assert_eq!(out.tally.records, 5, "{text}");
         assert!(
@@ -745,7 +956,11 @@ mod tests {
         let l = solve_layout(b"source,question,answer,rating\n");
         let mut out = BlockOut::new(10);
         let block = format!("\"a,b\",{puzzle},,7\nshort,{puzzle}\nx,bad,,1,extra\n");
-        l.process(block.as_bytes(), Task::Solve { lexmin: false }, &mut out);
+        CsvFormat::new(l.clone()).answer_block(
+            block.as_bytes(),
+            Task::Solve { lexmin: false },
+            &mut out,
+        );
         let text = String::from_utf8(out.bytes.clone()).unwrap();
         assert_eq!(
             text,
@@ -762,10 +977,18 @@ mod tests {
         let mut out = BlockOut::new(10);
         let p = "0".repeat(81);
         let block = format!("# c\r\n\r\n\"1\",\"{p}\"\r\n2,{p}\n3,\"x\ny\"");
-        l.process(block.as_bytes(), Task::Dedupe { exact: true }, &mut out);
+        CsvFormat::new(l.clone()).answer_block(
+            block.as_bytes(),
+            Task::Dedupe { exact: true },
+            &mut out,
+        );
         let text = String::from_utf8(out.bytes.clone()).unwrap();
         assert_eq!(text, format!("\"1\",\"{p}\"\n2,{p}\n3,\"x\ny\"\n"));
-        let classes: Vec<bool> = out.kept.iter().map(|k| k.class.is_some()).collect();
+        let classes: Vec<bool> = out
+            .kept
+            .iter()
+            .map(|k| matches!(k.outcome, Outcome::Class(_)))
+            .collect();
         assert_eq!(classes, [true, true, false]);
         assert_eq!(out.kept[0].end, 88);
     }
@@ -774,7 +997,7 @@ mod tests {
     fn messages_name_the_right_lines_with_crlf_and_quoted_newlines() {
         let layout = solve_layout(b"id,puzzle\n");
         let mut out = BlockOut::new(10);
-        layout.process(
+        CsvFormat::new(layout.clone()).answer_block(
             b"a,x\r\n\"b\nc\",y\r\n# c\r\n\r\nd,z",
             Task::Solve { lexmin: false },
             &mut out,

@@ -6,9 +6,11 @@
 //! Output keeps the style of each input grid: nine lines, spaced if the input was; grids are
 //! separated by a blank line. A grid that is not answered gets one status line instead.
 
-use super::answer::{answer, Invalid, Outcome, Task};
-use super::block::{line_end_before, lines, BlockOut};
+use super::text::{self, line_end_before, lines, Lines};
+use super::TextFormat;
 use crate::grid::{Grid, CELLS};
+use crate::records::{answer_records, BlockOut, RecordReader, Renderer};
+use crate::task::{Invalid, Outcome, Record, Task};
 
 /// Parses one row: nine cells, unseparated or separated by single spaces. Returns the values
 /// (`0` blank) and whether the row was spaced.
@@ -51,6 +53,61 @@ pub fn last_boundary(buf: &[u8]) -> Option<usize> {
     }
 }
 
+/// The grid format.
+pub(crate) struct GridFormat;
+
+impl TextFormat for GridFormat {
+    fn name(&self) -> &'static str {
+        "grid"
+    }
+
+    fn last_boundary(&self, buf: &[u8]) -> Option<usize> {
+        last_boundary(buf)
+    }
+
+    fn record_start_at_or_after(&self, data: &[u8], first: usize, p: usize) -> usize {
+        // A grid starts on the first line after a blank line (or at `first`).
+        let mut line = text::line_end(data, p - 1);
+        loop {
+            if line >= data.len() {
+                return data.len();
+            }
+            let crlf = line >= 2 && data[line - 1] == b'\n' && data[line - 2] == b'\r';
+            let terminator = line - 1 - usize::from(crlf);
+            let previous = line_end_before(data, terminator).map_or(first, |s| s.max(first));
+            if data[previous..terminator].trim_ascii().is_empty() {
+                return line;
+            }
+            line = text::line_end(data, line);
+        }
+    }
+
+    fn block_separator(&self) -> &'static [u8] {
+        b"\n"
+    }
+
+    fn answer_block(&self, block: &[u8], task: Task, out: &mut BlockOut) {
+        let reader = GridReader {
+            lines: lines(block).enumerate(),
+            block,
+            line: 0,
+            spaced: false,
+        };
+        answer_records(reader, GridRenderer, task, out);
+    }
+}
+
+/// Reads the grids of a block: a grid is a run of non-blank lines (`#` lines skipped).
+struct GridReader<'a> {
+    lines: std::iter::Enumerate<Lines<'a>>,
+    block: &'a [u8],
+    /// The line the last grid is reported on: its first, or its first bad row.
+    line: u64,
+    /// Whether the last grid's first row was spaced (its answer keeps the style).
+    spaced: bool,
+}
+
+/// A grid being read.
 struct Pending {
     first_line: u64,
     rows: usize,
@@ -60,64 +117,83 @@ struct Pending {
     error: Option<(u64, Invalid)>,
 }
 
-/// Parses and answers every grid of `block`.
-pub fn process(block: &[u8], task: Task, out: &mut BlockOut) {
-    let mut pending: Option<Pending> = None;
-    for (i, line) in lines(block).enumerate() {
-        let line_no = i as u64 + 1;
-        let line = line.trim_ascii();
-        if line.is_empty() {
-            if let Some(p) = pending.take() {
-                finish(p, task, out);
-            }
-            continue;
-        }
-        if line[0] == b'#' {
-            continue;
-        }
-        let p = pending.get_or_insert(Pending {
-            first_line: line_no,
-            rows: 0,
-            cells: [0; CELLS],
-            spaced: false,
-            error: None,
-        });
-        p.rows += 1;
-        if p.rows > 9 || p.error.is_some() {
-            continue;
-        }
-        match parse_row(line) {
-            Some((row, spaced)) => {
-                if p.rows == 1 {
-                    p.spaced = spaced;
+impl RecordReader for GridReader<'_> {
+    fn next_record(&mut self) -> Option<Record<'_>> {
+        let mut pending: Option<Pending> = None;
+        for (i, line) in self.lines.by_ref() {
+            let line_no = i as u64 + 1;
+            let line = line.trim_ascii();
+            if line.is_empty() {
+                if pending.is_some() {
+                    break;
                 }
-                p.cells[(p.rows - 1) * 9..p.rows * 9].copy_from_slice(&row);
+                continue;
             }
-            None => p.error = Some((line_no, Invalid::GridRow(p.rows))),
+            if line[0] == b'#' {
+                continue;
+            }
+            let p = pending.get_or_insert(Pending {
+                first_line: line_no,
+                rows: 0,
+                cells: [0; CELLS],
+                spaced: false,
+                error: None,
+            });
+            p.rows += 1;
+            if p.rows > 9 || p.error.is_some() {
+                continue;
+            }
+            match parse_row(line) {
+                Some((row, spaced)) => {
+                    if p.rows == 1 {
+                        p.spaced = spaced;
+                    }
+                    p.cells[(p.rows - 1) * 9..p.rows * 9].copy_from_slice(&row);
+                }
+                None => p.error = Some((line_no, Invalid::GridRow(p.rows))),
+            }
         }
+        let p = pending?;
+        self.spaced = p.spaced;
+        let (line, puzzle) = match p.error {
+            Some((line, invalid)) => (line, Err(invalid)),
+            None if p.rows != 9 => (p.first_line, Err(Invalid::GridRows(p.rows))),
+            None => (
+                p.first_line,
+                Ok(Grid::from_cells(p.cells).expect("cells are 0..=9")),
+            ),
+        };
+        self.line = line;
+        // A grid carries no solution: `check` is refused on grids when the input is opened.
+        Some(Record::new(puzzle))
     }
-    if let Some(p) = pending.take() {
-        finish(p, task, out);
+
+    fn line(&mut self) -> u64 {
+        self.line
+    }
+
+    fn as_read(&mut self) -> &[u8] {
+        unreachable!("no filtering task reads grids: refused when the input is opened")
+    }
+
+    fn line_ends(&mut self) -> u64 {
+        text::count_line_ends(self.block)
     }
 }
 
-fn finish(p: Pending, task: Task, out: &mut BlockOut) {
-    if !out.bytes.is_empty() {
-        out.bytes.push(b'\n');
-    }
-    let (line, outcome) = match p.error {
-        Some((line, invalid)) => (line, Outcome::Invalid(invalid)),
-        None if p.rows != 9 => (p.first_line, Outcome::Invalid(Invalid::GridRows(p.rows))),
-        None => {
-            let puzzle = Grid::from_cells(p.cells).expect("cells are 0..=9");
-            // A grid carries no solution: `open` refuses `check` on grids.
-            (p.first_line, answer(task, &puzzle, None))
+/// Writes a solution as nine rows in the style of its grid, anything else as one line; grids
+/// are separated by a blank line.
+struct GridRenderer;
+
+impl Renderer<GridReader<'_>> for GridRenderer {
+    fn render(&mut self, reader: &mut GridReader<'_>, outcome: &Outcome, out: &mut Vec<u8>) {
+        if !out.is_empty() {
+            out.push(b'\n');
         }
-    };
-    out.count(&outcome, || line);
-    match outcome {
-        Outcome::Solved(s) => push_grid(&mut out.bytes, &s, p.spaced),
-        other => other.write_line(&mut out.bytes),
+        match outcome {
+            Outcome::Solved(s) => push_grid(out, s, reader.spaced),
+            other => other.write_line(out),
+        }
     }
 }
 

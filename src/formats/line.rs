@@ -2,30 +2,86 @@
 //! optionally followed by fields separated by whitespace, `,` or `;`. For `check`, the second field
 //! is the solution to verify. Output: one line per record.
 
-use super::answer::{answer, Outcome, Task};
-use super::block::{is_skipped, lines, BlockOut};
+use super::text::{self, is_skipped, lines, Lines};
+use super::TextFormat;
 use crate::grid::{Grid, ParseError, CELLS};
+use crate::records::{answer_records, BlockOut, RecordReader, Renderer};
+use crate::task::{Outcome, Record, Task};
 
-/// Parses and answers every line of `block`.
-pub fn process(block: &[u8], task: Task, out: &mut BlockOut) {
-    let mut line_no = 0u64;
-    for line in lines(block) {
-        line_no += 1;
-        if !is_skipped(line) {
-            let outcome = record(line, task);
-            out.count(&outcome, || line_no);
-            if task.filters() {
-                out.bytes.extend_from_slice(line);
-                out.bytes.push(b'\n');
-                out.keep(&outcome);
-            } else {
-                outcome.write_line(&mut out.bytes);
+/// The line format (no state: every line stands alone).
+pub(crate) struct LineFormat;
+
+impl TextFormat for LineFormat {
+    fn name(&self) -> &'static str {
+        "line"
+    }
+
+    fn last_boundary(&self, buf: &[u8]) -> Option<usize> {
+        text::last_line_end(buf)
+    }
+
+    fn record_start_at_or_after(&self, data: &[u8], first: usize, p: usize) -> usize {
+        // The line that holds byte p - 1 ends the previous shard's records.
+        text::line_end(data, p - 1).max(first)
+    }
+
+    fn answer_block(&self, block: &[u8], task: Task, out: &mut BlockOut) {
+        let reader = LineReader {
+            lines: lines(block),
+            line: b"",
+            line_no: 0,
+            unterminated: block.last().is_some_and(|&b| b != b'\n' && b != b'\r'),
+            needs_solution: task.needs_solution(),
+        };
+        answer_records(reader, LineRenderer, task, out);
+    }
+}
+
+/// Reads the records of a block of lines.
+struct LineReader<'a> {
+    lines: Lines<'a>,
+    /// The line of the last record.
+    line: &'a [u8],
+    line_no: u64,
+    /// The block's last line has no line end.
+    unterminated: bool,
+    needs_solution: bool,
+}
+
+impl RecordReader for LineReader<'_> {
+    fn next_record(&mut self) -> Option<Record<'_>> {
+        loop {
+            let line = self.lines.next()?;
+            self.line_no += 1;
+            if !is_skipped(line) {
+                self.line = line;
+                return Some(record(line, self.needs_solution));
             }
         }
     }
-    // Line ends, counted on the way: every line has one but a last line without.
-    let unterminated = block.last().is_some_and(|&b| b != b'\n' && b != b'\r');
-    out.lines = line_no - u64::from(unterminated);
+
+    fn line(&mut self) -> u64 {
+        self.line_no
+    }
+
+    fn as_read(&mut self) -> &[u8] {
+        self.line
+    }
+
+    fn line_ends(&mut self) -> u64 {
+        // Every line has one but a last line without.
+        self.lines.by_ref().for_each(|_| self.line_no += 1);
+        self.line_no - u64::from(self.unterminated)
+    }
+}
+
+/// Writes each answer as one line: the value if there is one, else the status.
+struct LineRenderer;
+
+impl<R: ?Sized> Renderer<R> for LineRenderer {
+    fn render(&mut self, _: &mut R, outcome: &Outcome, out: &mut Vec<u8>) {
+        outcome.write_line(out);
+    }
 }
 
 /// True for a byte that ends the puzzle field.
@@ -59,21 +115,15 @@ pub fn puzzles(text: &[u8]) -> impl Iterator<Item = (usize, Result<Grid, ParseEr
         .filter_map(|(i, line)| Some((i + 1, parse_line(line)?)))
 }
 
-/// The outcome of one record line (not blank, not a comment, no line end).
-fn record(line: &[u8], task: Task) -> Outcome {
+/// The record of one line (not blank, not a comment, no line end).
+fn record(line: &[u8], needs_solution: bool) -> Record<'_> {
     let (field, rest) = split_field(line.trim_ascii_start());
-    let puzzle = match Grid::parse(field) {
-        Ok(p) => p,
-        Err(e) => return Outcome::Invalid(e.into()),
-    };
-    let solution = match task {
-        Task::Check { .. } => {
-            let rest = &rest[rest.iter().take_while(|&&b| is_separator(b)).count()..];
-            Some(split_field(rest).0).filter(|s| !s.is_empty())
-        }
-        _ => None,
-    };
-    answer(task, &puzzle, solution)
+    let record = Record::new(Grid::parse(field).map_err(Into::into));
+    if !needs_solution || record.puzzle.is_err() {
+        return record;
+    }
+    let rest = &rest[rest.iter().take_while(|&&b| is_separator(b)).count()..];
+    record.with_solution(Some(split_field(rest).0).filter(|s| !s.is_empty()))
 }
 
 #[cfg(test)]
@@ -82,7 +132,7 @@ mod tests {
 
     fn run(input: &str, task: Task) -> (String, BlockOut) {
         let mut out = BlockOut::new(10);
-        process(input.as_bytes(), task, &mut out);
+        LineFormat.answer_block(input.as_bytes(), task, &mut out);
         (
             String::from_utf8(std::mem::take(&mut out.bytes)).unwrap(),
             out,
@@ -118,7 +168,7 @@ mod tests {
 
     #[test]
     fn bad_records_name_their_lines() {
-        let input = format!("{PUZZLE}\nhello\n{PUZZLE}x\n");
+        let input = format!("{PUZZLE}\nhello\n{PUZZLE}x\n\n# end\n");
         let (text, out) = run(&input, Task::Solve { lexmin: false });
         assert_eq!(
             text,
@@ -131,6 +181,7 @@ mod tests {
             [2, 3]
         );
         assert_eq!(out.tally.invalid, 2);
+        assert_eq!(out.lines, 5, "lines after the last record count too");
     }
 
     #[test]
@@ -147,6 +198,15 @@ mod tests {
             (out.tally.solved, out.tally.wrong, out.tally.invalid),
             (1, 1, 1)
         );
+    }
+
+    #[test]
+    fn filters_copy_records_as_they_came() {
+        let input = format!("# c\n{PUZZLE} x\r\n{PUZZLE}");
+        let (text, out) = run(&input, Task::Dedupe { exact: true });
+        assert_eq!(text, format!("{PUZZLE} x\n{PUZZLE}\n"));
+        assert_eq!(out.kept.len(), 2);
+        assert_eq!(out.kept[0].end, 84);
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub fn data_puzzles(file: &str) -> Vec<String> {
 pub fn puzzle_texts(path: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).expect("read puzzle file");
     let lines: Vec<&str> = text.split('\n').collect();
-    sudoku_batch::formats::line::puzzles(text.as_bytes())
+    sudoku_batch::line_puzzles(text.as_bytes())
         .map(|(line, p)| {
             p.unwrap_or_else(|e| panic!("{}:{line}: {e}", path.display()));
             lines[line - 1].trim_start()[..81].to_string()

@@ -122,12 +122,13 @@ def solve(
     n = _threads(threads)
     array = _as_array(puzzles)
     if array is not None:
-        answers, statuses = _native.solve_array(array, n, bool(lexmin), bool(with_status))
+        answers, statuses = _native.solve_array(
+            array, _native.Options("solve", threads=n, lexmin=bool(lexmin), with_status=bool(with_status))
+        )
     else:
         records = _as_list(puzzles, "puzzles")
-        answers, statuses = _native.run_list(
-            records, None, "solve", n, bool(lexmin), 2, False, bool(with_status)
-        )
+        options = _native.Options("solve", threads=n, lexmin=bool(lexmin), with_status=bool(with_status))
+        answers, statuses = _native.run_list(records, None, options)
     return (answers, statuses) if with_status else answers
 
 
@@ -150,12 +151,13 @@ def count(
     n = _threads(threads)
     array = _as_array(puzzles)
     if array is not None:
-        counts, statuses = _native.count_array(array, n, limit, bool(with_status))
+        counts, statuses = _native.count_array(
+            array, _native.Options("count", threads=n, limit=limit, with_status=bool(with_status))
+        )
     else:
         records = _as_list(puzzles, "puzzles")
-        counts, statuses = _native.run_list(
-            records, None, "count", n, False, limit, False, bool(with_status)
-        )
+        options = _native.Options("count", threads=n, limit=limit, with_status=bool(with_status))
+        counts, statuses = _native.run_list(records, None, options)
     return (counts, statuses) if with_status else counts
 
 
@@ -186,9 +188,8 @@ def check(
     for records, what in ((puzzles, "puzzles"), (solutions, "solutions")):
         array = _as_array(records)
         lists.append(_array_rows_as_text(array) if array is not None else _as_list(records, what))
-    verdicts, statuses = _native.run_list(
-        lists[0], lists[1], "check", n, False, 2, bool(unique), bool(with_status)
-    )
+    options = _native.Options("check", threads=n, unique=bool(unique), with_status=bool(with_status))
+    verdicts, statuses = _native.run_list(lists[0], lists[1], options)
     verdicts = [v is True for v in verdicts]
     return (verdicts, statuses) if with_status else verdicts
 
@@ -212,9 +213,8 @@ def canon(
     With ``with_status=True``, returns ``(forms, statuses)``.
     """
     records = _records(puzzles, "puzzles")
-    answers, statuses = _native.run_list(
-        records, None, "canon", _threads(threads), False, 2, False, bool(with_status)
-    )
+    options = _native.Options("canon", threads=_threads(threads), with_status=bool(with_status))
+    answers, statuses = _native.run_list(records, None, options)
     return (answers, statuses) if with_status else answers
 
 
@@ -237,9 +237,10 @@ def rate(
     samples = _int(samples, "samples", 1, 4096)
     seed = _int(seed, "seed", 0, 2**64 - 1)
     records = _records(puzzles, "puzzles")
-    answers, statuses = _native.run_list(
-        records, None, "rate", _threads(threads), False, 2, False, bool(with_status), samples, seed
+    options = _native.Options(
+        "rate", threads=_threads(threads), samples=samples, seed=seed, with_status=bool(with_status)
     )
+    answers, statuses = _native.run_list(records, None, options)
     return (answers, statuses) if with_status else answers
 
 
@@ -259,7 +260,7 @@ def dedupe(
     """
     records = _records(puzzles, "puzzles")
     other = None if against is None else _records(against, "against")
-    return _native.dedupe_list(records, other, _threads(threads), bool(exact))
+    return _native.dedupe_list(records, other, _native.Options("dedupe", threads=_threads(threads), exact=bool(exact)))
 
 
 def solve_file(
@@ -310,21 +311,20 @@ def solve_file(
             raise ValueError(f"shard must be a tuple (k, n) with 1 <= k <= n, not {shard!r}")
         n = _int(shard[1], "shard's n", 1, 2**63 - 1)
         shard = (_int(shard[0], "shard's k", 1, n), n)
-    return _native.run_file(
-        os.fspath(input),
-        os.fspath(output),
+    options = _native.Options(
         task,
-        format,
-        column,
-        _threads(threads),
-        bool(lexmin),
-        limit,
-        bool(unique),
-        max_messages,
-        shard,
-        solution_column,
-        samples,
-        seed,
-        bool(exact),
-        None if against is None else os.fspath(against),
+        threads=_threads(threads),
+        lexmin=bool(lexmin),
+        limit=limit,
+        unique=bool(unique),
+        samples=samples,
+        seed=seed,
+        exact=bool(exact),
+        format=format,
+        column=column,
+        solution_column=solution_column,
+        max_messages=max_messages,
+        shard=shard,
+        against=None if against is None else os.fspath(against),
     )
+    return _native.run_file(os.fspath(input), os.fspath(output), options)

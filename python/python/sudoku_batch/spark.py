@@ -36,7 +36,13 @@ from typing import Any, Iterator, Optional
 import sudoku_batch as sb
 from sudoku_batch import _native
 
-_OUTPUT_NAMES = {"solve": "solution", "count": "count", "check": "verified", "canon": "canonical", "rate": "rating"}
+_TASKS = ("solve", "count", "check", "canon", "rate")
+
+
+def _spark_type(kind: str) -> Any:
+    from pyspark.sql.types import BooleanType, DoubleType, LongType, StringType
+
+    return {"grid": StringType(), "count": LongType(), "float": DoubleType(), "bool": BooleanType()}[kind]
 
 
 def _fresh(name: str, taken: Any) -> str:
@@ -46,6 +52,14 @@ def _fresh(name: str, taken: Any) -> str:
     while (name if k == 1 else f"{name}_{k}").lower() in lower:
         k += 1
     return name if k == 1 else f"{name}_{k}"
+
+
+def _fresh_all(names: list, taken: Any) -> list:
+    """Fresh names for each of `names`, in turn (each also avoids the ones before it)."""
+    out: list = []
+    for name in names:
+        out.append(_fresh(name, list(taken) + out))
+    return out
 
 
 def _task_threads(threads: Optional[int]) -> Optional[int]:
@@ -76,61 +90,58 @@ def answer_column(
     samples: int = 16,
     seed: int = 0,
     threads: Optional[int] = None,
+    names: Optional[list] = None,
 ) -> Any:
-    """Returns `df` with the answer to the puzzles of `column` and their status.
+    """Returns `df` with the task's result columns for the puzzles of `column`, and their status.
 
-    ``task="solve"`` adds a string column (``output``, default ``solution``; null where there is
-    none), ``"count"`` a long column (default ``count``; ``limit`` means "at least"),
-    ``"check"`` a boolean column (default ``verified``) for the solutions in
-    ``solution_column``, ``"canon"`` a string column (default ``canonical``), ``"rate"`` a
-    double column (default ``rating``; ``samples`` isomorphs, ``seed``). ``status`` holds ``solved``/``ok``, ``unsolvable``, ``wrong: ...`` or
-    ``invalid: ...``. A column that already has the output's name is replaced in place; every
-    other column is kept as it is. Runs inside ``mapInPandas``, so rows stay in their
-    partitions and in order.
+    The result columns are the CLI's (``sudoku_batch._native.result_columns(task)``):
+    ``task="solve"`` a string column ``solution`` (null where there is none), ``"count"`` a long
+    column ``count`` (``limit`` means "at least"), ``"canon"`` a string column ``canonical``,
+    ``"rate"`` a double column ``rating`` and a boolean column ``singles`` (``samples``
+    isomorphs, ``seed``), ``"check"`` none: its verdict is the status, for the solutions in
+    ``solution_column``. ``output`` renames the first result column, ``names`` all of them.
+    ``status`` holds ``solved``/``ok``, ``unsolvable``, ``wrong: ...`` or ``invalid: ...``. A
+    column that already has a result column's name is replaced in place (solve: filled, a row
+    without an answer keeping its value, as the CLI fills a solution column); every other
+    column is kept as it is. Runs inside ``mapInPandas``, so rows stay in their partitions and
+    in order.
     """
-    from pyspark.sql.types import BooleanType, DoubleType, LongType, StringType, StructField, StructType
+    from pyspark.sql.types import StringType, StructField, StructType
 
-    if task not in _OUTPUT_NAMES:
-        raise ValueError(f"task must be one of {sorted(_OUTPUT_NAMES)}, not {task!r}")
+    if task not in _TASKS:
+        raise ValueError(f"task must be one of {sorted(_TASKS)}, not {task!r}")
     if task == "check" and solution_column is None:
         raise ValueError("task='check' needs solution_column")
-    out = output or _OUTPUT_NAMES[task]
-    out_type = {
-        "solve": StringType(),
-        "count": LongType(),
-        "check": BooleanType(),
-        "canon": StringType(),
-        "rate": DoubleType(),
-    }[task]
+    results = list(_native.result_columns(task))
+    outs = list(names) if names is not None else [name for name, _ in results]
+    if output is not None and outs:
+        outs[0] = output
+    if len(outs) != len(results):
+        raise ValueError(f"task {task!r} has {len(results)} result columns, {len(outs)} names given")
     fields = list(df.schema.fields)
-    for name, kind in ((out, out_type), (status, StringType())):
+    added = [(out, _spark_type(kind)) for out, (_, kind) in zip(outs, results)] + [(status, StringType())]
+    for name, kind in added:
         field = StructField(name, kind, True)
-        names = [f.name for f in fields]
-        if name in names:
-            fields[names.index(name)] = field
+        names_now = [f.name for f in fields]
+        if name in names_now:
+            fields[names_now.index(name)] = field
         else:
             fields.append(field)
     schema = StructType(fields)
+    options = dict(lexmin=bool(lexmin), limit=int(limit), unique=bool(unique), samples=int(samples), seed=int(seed))
 
     def answer_batches(batches: Iterator[Any]) -> Iterator[Any]:
         n = _task_threads(threads)
+        native = _native.Options(task, threads=n or 0, with_status=True, with_columns=True, **options)
         for pdf in batches:
-            puzzles = pdf[column].tolist()
-            if task == "solve":
-                answers, statuses = sb.solve(puzzles, threads=n, lexmin=lexmin, with_status=True)
-            elif task == "count":
-                answers, statuses = sb.count(puzzles, limit=limit, threads=n, with_status=True)
-            elif task == "canon":
-                answers, statuses = sb.canon(puzzles, threads=n, with_status=True)
-            elif task == "rate":
-                answers, statuses = sb.rate(puzzles, samples=samples, seed=seed, threads=n, with_status=True)
-            else:
-                solutions = pdf[solution_column].tolist()
-                answers, statuses = sb.check(puzzles, solutions, unique=unique, threads=n, with_status=True)
-            if task == "solve" and out in pdf.columns:
+            puzzles = sb._records(pdf[column], "puzzles")
+            solutions = sb._records(pdf[solution_column], "solutions") if task == "check" else None
+            rows, statuses = _native.run_list(puzzles, solutions, native)
+            values = {out: [row[i] for row in rows] for i, out in enumerate(outs)}
+            if task == "solve" and outs[0] in pdf.columns:
                 # Filled in place, as the CLI does: a row without an answer keeps its value.
-                answers = [a if a is not None else old for a, old in zip(answers, pdf[out])]
-            yield pdf.assign(**{out: answers, status: statuses})[[f.name for f in fields]]
+                values[outs[0]] = [a if a is not None else old for a, old in zip(values[outs[0]], pdf[outs[0]])]
+            yield pdf.assign(**values, **{status: statuses})[[f.name for f in fields]]
 
     return df.mapInPandas(answer_batches, schema)
 
@@ -160,9 +171,16 @@ def answer_lines(
         for pdf in batches:
             lines = pdf.iloc[:, 0].tolist()
             text = ("\n".join(l if l is not None else "" for l in lines) + "\n").encode("utf-8", "surrogateescape")
-            out = _native.answer_lines(
-                text, task, n or 0, bool(lexmin), int(limit), bool(unique), int(samples), int(seed)
+            options = _native.Options(
+                task,
+                threads=n or 0,
+                lexmin=bool(lexmin),
+                limit=int(limit),
+                unique=bool(unique),
+                samples=int(samples),
+                seed=int(seed),
             )
+            out = _native.answer_lines(text, options)
             text = out.decode("utf-8", "replace")
             yield pd.DataFrame({"value": text.split("\n")[:-1] if text else []})
 
@@ -237,7 +255,10 @@ def run(args: argparse.Namespace) -> None:
         )
         if column is None:
             raise SystemExit(f"sudoku_batch.spark: no puzzle column in {df.columns}; name it with --column")
-        solution_column = next((c for c in df.columns if c.strip().lower() in ("solution", "solutions", "answer")), None)
+        solution_column = next(
+            (c for name in _native.SOLUTION_NAMES for c in df.columns if c.strip().lower() == name and c != column),
+            None,
+        )
         answered = answer_column(
             df,
             column,
@@ -246,7 +267,9 @@ def run(args: argparse.Namespace) -> None:
             # As the CLI does: solve fills an existing solution column in place, and any other
             # result column takes a name the input does not have (`rating_2` beside sudoku-extreme's
             # own `rating`).
-            output=solution_column if args.task == "solve" else _fresh(_OUTPUT_NAMES[args.task], df.columns),
+            names=[solution_column]
+            if args.task == "solve" and solution_column is not None
+            else _fresh_all([name for name, _ in _native.result_columns(args.task)], df.columns),
             status=_fresh("status", df.columns),
             lexmin=args.lexmin,
             limit=args.limit,

@@ -1,26 +1,78 @@
 //! Opening an input: the format is decided, a CSV header read, and every rule about which task
 //! suits which format is checked here, once, before any record is read.
 
-use super::block::{count_line_ends, is_skipped, line_end, lines};
-use super::{csv, grid, Format, Task};
+use std::sync::Arc;
+
+use super::csv::{self, CsvFormat};
+use super::grid::{self, GridFormat};
+use super::line::LineFormat;
+use super::text::{count_line_ends, is_skipped, line_end, lines};
+use super::TextFormat;
+use crate::task::Task;
 
 /// Bytes of the input's start that [`open`] looks at to decide the format and read a CSV header.
 pub const PEEK: usize = 64 << 10;
 
 /// The format asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[non_exhaustive]
 pub enum FormatChoice {
     /// Detect from a sample of the input (see [`detect`]).
     #[default]
     Auto,
+    /// One puzzle per line: 81 cells, then optional fields.
     Line,
+    /// Nine lines of nine cells per puzzle, grids separated by blank lines.
     Grid,
+    /// A header row naming the puzzle column, then one puzzle per row.
     Csv,
+}
+
+impl FormatChoice {
+    /// Every choice, `auto` first.
+    pub const ALL: [FormatChoice; 4] = [
+        FormatChoice::Auto,
+        FormatChoice::Line,
+        FormatChoice::Grid,
+        FormatChoice::Csv,
+    ];
+
+    /// Its name: `auto`, `line`, `grid` or `csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FormatChoice::Auto => "auto",
+            FormatChoice::Line => "line",
+            FormatChoice::Grid => "grid",
+            FormatChoice::Csv => "csv",
+        }
+    }
+}
+
+impl std::fmt::Display for FormatChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for FormatChoice {
+    type Err = FormatError;
+
+    fn from_str(name: &str) -> Result<FormatChoice, FormatError> {
+        FormatChoice::ALL
+            .into_iter()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| FormatError::UnknownFormat(name.to_string()))
+    }
 }
 
 /// Why an input cannot be read in the chosen format with the chosen task.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs)] // each variant's message says what it is
 pub enum FormatError {
+    #[error("unknown format {0:?}; expected auto, line, grid or csv")]
+    UnknownFormat(String),
     #[error("check needs puzzles that carry solutions (line or CSV format), not grids")]
     CheckNeedsSolutions,
     #[error("the CSV header row is longer than 64 KiB")]
@@ -48,9 +100,9 @@ pub enum FormatError {
 }
 
 /// An input opened for a task: its format and where its records start.
-#[derive(Debug, Clone)]
-pub struct Opened {
-    pub format: Format,
+#[derive(Clone)]
+pub(crate) struct Opened {
+    pub format: Arc<dyn TextFormat>,
     /// Bytes the output starts with (the CSV output header row).
     pub header: Vec<u8>,
     /// Input bytes before the first record (a byte-order mark, the CSV header row and what
@@ -63,13 +115,23 @@ pub struct Opened {
     pub note: Option<String>,
 }
 
+impl std::fmt::Debug for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opened")
+            .field("format", &self.format.name())
+            .field("skip", &self.skip)
+            .field("first_line", &self.first_line)
+            .finish()
+    }
+}
+
 /// The UTF-8 byte-order mark, skipped at the start of any input.
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Opens an input whose first bytes are `prefix` (at most [`PEEK`] bytes; fewer only when that is
 /// the whole input) for `task` in the format `choice`. `column` names the CSV puzzle column and
 /// `solution_column` the CSV solution column (default: the usual names).
-pub fn open(
+pub(crate) fn open(
     prefix: &[u8],
     choice: FormatChoice,
     column: Option<&str>,
@@ -82,7 +144,7 @@ pub fn open(
         0
     };
     let body = &prefix[bom..];
-    let plain = |format| Opened {
+    let plain = |format: Arc<dyn TextFormat>| Opened {
         format,
         header: Vec::new(),
         skip: bom,
@@ -98,14 +160,14 @@ pub fn open(
     };
     let filters = task.filters();
     let opened = match choice {
-        FormatChoice::Auto | FormatChoice::Line => plain(Format::Line),
+        FormatChoice::Auto | FormatChoice::Line => plain(Arc::new(LineFormat)),
         FormatChoice::Grid if matches!(task, Task::Check { .. }) => {
             return Err(FormatError::CheckNeedsSolutions)
         }
         FormatChoice::Grid if filters => return Err(FormatError::DedupeNeedsRecordLines),
-        FormatChoice::Grid => plain(Format::Grid),
+        FormatChoice::Grid => plain(Arc::new(GridFormat)),
         // An empty input has no header: there is nothing to answer, in any format.
-        FormatChoice::Csv if body.is_empty() => plain(Format::Line),
+        FormatChoice::Csv if body.is_empty() => plain(Arc::new(LineFormat)),
         FormatChoice::Csv => {
             let start = header_start(body);
             let end = match csv::first_row_end(&body[start..]) {
@@ -124,7 +186,7 @@ pub fn open(
                 header: layout.header().to_vec(),
                 skip: bom + end,
                 first_line: count_line_ends(&body[..end]),
-                format: Format::Csv(layout),
+                format: Arc::new(CsvFormat::new(layout)),
                 note: None,
             }
         }
@@ -149,7 +211,9 @@ fn header_start(buf: &[u8]) -> usize {
 /// What [`detect`] chose, and why when it was a close call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Detected {
+    /// The format chosen.
     pub choice: FormatChoice,
+    /// Why, when detection weighed one reading against another.
     pub note: Option<String>,
 }
 
@@ -169,7 +233,7 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
     let chosen = |choice| Detected { choice, note: None };
     // A sample cut at PEEK may end inside a line: that last piece is not judged.
     let complete = if prefix.len() >= PEEK {
-        super::block::last_line_end(body).unwrap_or(body.len())
+        super::text::last_line_end(body).unwrap_or(body.len())
     } else {
         body.len()
     };

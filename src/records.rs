@@ -1,0 +1,116 @@
+//! The one per-record loop, and the two traits every format implements for it.
+//!
+//! A format reads a block of whole records with a [`RecordReader`] (puzzle, optional solution,
+//! and whatever it passes through: a line, a CSV row's fields) and writes each record with its
+//! outcome with a [`Renderer`]. [`answer_records`] joins them: read, answer, render (or, for a
+//! filtering task, copy the record as it came), count. It is the only place that does so; the
+//! batch pipeline calls it on each block, the in-memory [`crate::Engine`] on text it is handed.
+
+use crate::observe::Message;
+use crate::task::{Outcome, Record, Tally, Task};
+
+/// Reads the records of one block, in order.
+pub(crate) trait RecordReader {
+    /// The next record, or `None` at the end of the block.
+    fn next_record(&mut self) -> Option<Record<'_>>;
+    /// The 1-based line (within the block) of the record last returned; asked only when a
+    /// message needs it, so readers may compute it lazily.
+    fn line(&mut self) -> u64;
+    /// The record last returned as it came (its line end removed): what a filter keeps.
+    fn as_read(&mut self) -> &[u8];
+    /// Line ends in the block; asked once every record has been read.
+    fn line_ends(&mut self) -> u64;
+}
+
+/// Writes one record with its outcome. The renderer of a format is paired with that format's
+/// reader, from which it takes what it passes through (a CSV row's fields, a grid's style).
+pub(crate) trait Renderer<R: ?Sized> {
+    fn render(&mut self, reader: &mut R, outcome: &Outcome, out: &mut Vec<u8>);
+}
+
+/// What answering one block produces: its bytes, counts and messages.
+#[derive(Debug, Default)]
+pub(crate) struct BlockOut {
+    pub bytes: Vec<u8>,
+    pub tally: Tally,
+    /// Messages about bad records, at most `max_messages` of them; `messages_dropped` counts the
+    /// rest (a run never needs more than its cap, so a file of bad records stays cheap).
+    pub messages: Vec<Message>,
+    pub messages_dropped: u64,
+    /// Number of line ends in the block (so the writer can number lines of later blocks).
+    pub lines: u64,
+    /// A filtering task: one entry per record written to `bytes`, in order; the writer's
+    /// filter keeps or drops each.
+    pub kept: Vec<Kept>,
+    max_messages: usize,
+}
+
+/// A record in a filtering block's bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Kept {
+    /// Offset in the block's bytes just past the record.
+    pub end: usize,
+    pub outcome: Outcome,
+}
+
+impl BlockOut {
+    /// An empty block output keeping at most `max_messages` messages.
+    pub fn new(max_messages: usize) -> BlockOut {
+        BlockOut {
+            max_messages,
+            ..BlockOut::default()
+        }
+    }
+
+    /// Empties the buffers for reuse, keeping their capacity.
+    pub fn reset(&mut self, max_messages: usize) {
+        self.bytes.clear();
+        self.tally = Tally::default();
+        self.messages.clear();
+        self.messages_dropped = 0;
+        self.lines = 0;
+        self.kept.clear();
+        self.max_messages = max_messages;
+    }
+
+    /// Counts the outcome of a record, with a message if it is a problem; `line` gives the
+    /// record's block line (called only for a message that is kept).
+    fn count(&mut self, outcome: &Outcome, line: impl FnOnce() -> u64) {
+        self.tally.count(outcome);
+        if let Some(problem) = outcome.problem() {
+            if self.messages.len() < self.max_messages {
+                self.messages.push(Message {
+                    line: line(),
+                    problem,
+                });
+            } else {
+                self.messages_dropped += 1;
+            }
+        }
+    }
+}
+
+/// Reads every record of a block, answers it for `task`, and renders it into `out` (a
+/// filtering task copies the record as it came and notes its outcome for the writer's filter).
+pub(crate) fn answer_records<R, W>(mut reader: R, mut renderer: W, task: Task, out: &mut BlockOut)
+where
+    R: RecordReader,
+    W: Renderer<R>,
+{
+    let filters = task.filters();
+    while let Some(record) = reader.next_record() {
+        let outcome = record.answer(task);
+        if filters {
+            out.bytes.extend_from_slice(reader.as_read());
+            out.bytes.push(b'\n');
+            out.kept.push(Kept {
+                end: out.bytes.len(),
+                outcome,
+            });
+        } else {
+            renderer.render(&mut reader, &outcome, &mut out.bytes);
+        }
+        out.count(&outcome, || reader.line());
+    }
+    out.lines = reader.line_ends();
+}

@@ -1,0 +1,430 @@
+//! The task layer: what each task computes on one record ([`answer`]), its typed [`Outcome`],
+//! the result columns it adds to a table ([`Task::columns`]: names and types, the one source for
+//! the CLI, CSV, Python and Spark), and its counts ([`Tally`]).
+//!
+//! Formats know nothing of tasks beyond this module: a renderer asks an outcome for the value of
+//! each of the task's columns, and the batch loop asks the task whether it filters records
+//! (`dedupe`) instead of answering them.
+
+mod outcome;
+mod tally;
+
+pub use outcome::{Invalid, Outcome, Problem, Wrong};
+pub use tally::Tally;
+
+use crate::dataset::{canon, rate};
+use crate::grid::{Grid, CELLS};
+use crate::solver;
+
+/// What to do with each puzzle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+#[allow(missing_docs)] // the variant docs say what each field holds
+pub enum Task {
+    /// Find a solution; with `lexmin`, the lexicographically smallest one.
+    Solve { lexmin: bool },
+    /// Count solutions up to `limit` (at least 1).
+    Count { limit: u32 },
+    /// Verify the solution the record carries; with `unique`, also that it is the only one.
+    Check { unique: bool },
+    /// The canonical (minlex) form of the puzzle.
+    Canon,
+    /// A difficulty figure: see [`crate::rate`].
+    Rate { samples: u32, seed: u64 },
+    /// Keep the first record of each class (equivalent puzzles; with `exact`, equal cells). The
+    /// record itself is the output; a [`crate::Deduper`] decides which records are kept.
+    Dedupe { exact: bool },
+}
+
+impl Default for Task {
+    fn default() -> Task {
+        Task::Solve { lexmin: false }
+    }
+}
+
+/// The type of a result column's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ColumnType {
+    /// 81 digits, `0` for blanks (a solution, a canonical form).
+    Grid,
+    /// A count: digits, with a `+` when the search stopped at its limit.
+    Count,
+    /// A decimal figure with two places.
+    Float,
+    /// `true` or `false`.
+    Bool,
+    /// Free text (the status).
+    Text,
+}
+
+/// A column a task adds to a table of records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// Its header name (suffixed `_2`, `_3`, ... where the input already has the name).
+    pub name: &'static str,
+    /// The type of its values.
+    pub kind: ColumnType,
+}
+
+/// The status column every answering task adds after its result columns: `solved`, `ok`,
+/// `unsolvable`, `wrong: ...` or `invalid: ...`.
+pub const STATUS: Column = Column {
+    name: "status",
+    kind: ColumnType::Text,
+};
+
+/// Names of the tasks, in the order the CLI lists them.
+pub const TASK_NAMES: [&str; 6] = ["solve", "count", "check", "canon", "rate", "dedupe"];
+
+/// A task name that is not one of [`TASK_NAMES`], or a task option out of range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs)] // each variant's message says what it is
+pub enum TaskError {
+    #[error("unknown task {0:?}; expected one of solve, count, check, canon, rate, dedupe")]
+    Unknown(String),
+    #[error("count needs a limit of at least 1")]
+    ZeroLimit,
+    #[error("rate needs at least 1 sample")]
+    ZeroSamples,
+}
+
+/// The options of every task, each read by its own task: what a front end collects from flags
+/// or keyword arguments before naming the task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskOptions {
+    /// `solve`: the lexicographically smallest solution.
+    pub lexmin: bool,
+    /// `count`: stop counting at this many solutions (default 2).
+    pub limit: u32,
+    /// `check`: also require the solution to be the only one.
+    pub unique: bool,
+    /// `rate`: isomorphs searched per puzzle (default 16).
+    pub samples: u32,
+    /// `rate`: the seed of the isomorphs (default 0).
+    pub seed: u64,
+    /// `dedupe`: drop only records with equal cells, not equivalent ones.
+    pub exact: bool,
+}
+
+impl Default for TaskOptions {
+    fn default() -> TaskOptions {
+        TaskOptions {
+            lexmin: false,
+            limit: 2,
+            unique: false,
+            samples: 16,
+            seed: 0,
+            exact: false,
+        }
+    }
+}
+
+impl TaskOptions {
+    /// Sets `lexmin`.
+    pub fn lexmin(mut self, yes: bool) -> Self {
+        self.lexmin = yes;
+        self
+    }
+    /// Sets `limit`.
+    pub fn limit(mut self, limit: u32) -> Self {
+        self.limit = limit;
+        self
+    }
+    /// Sets `unique`.
+    pub fn unique(mut self, yes: bool) -> Self {
+        self.unique = yes;
+        self
+    }
+    /// Sets `samples`.
+    pub fn samples(mut self, samples: u32) -> Self {
+        self.samples = samples;
+        self
+    }
+    /// Sets `seed`.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+    /// Sets `exact`.
+    pub fn exact(mut self, yes: bool) -> Self {
+        self.exact = yes;
+        self
+    }
+}
+
+impl Task {
+    /// The task called `name` (one of [`TASK_NAMES`]) with its options taken from `options`.
+    pub fn named(name: &str, options: TaskOptions) -> Result<Task, TaskError> {
+        let o = options;
+        Ok(match name {
+            "solve" => Task::Solve { lexmin: o.lexmin },
+            "count" if o.limit == 0 => return Err(TaskError::ZeroLimit),
+            "count" => Task::Count { limit: o.limit },
+            "check" => Task::Check { unique: o.unique },
+            "canon" => Task::Canon,
+            "rate" if o.samples == 0 => return Err(TaskError::ZeroSamples),
+            "rate" => Task::Rate {
+                samples: o.samples,
+                seed: o.seed,
+            },
+            "dedupe" => Task::Dedupe { exact: o.exact },
+            other => return Err(TaskError::Unknown(other.to_string())),
+        })
+    }
+
+    /// The task's name, as the CLI's subcommand and the Python functions spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Task::Solve { .. } => "solve",
+            Task::Count { .. } => "count",
+            Task::Check { .. } => "check",
+            Task::Canon => "canon",
+            Task::Rate { .. } => "rate",
+            Task::Dedupe { .. } => "dedupe",
+        }
+    }
+
+    /// Whether the output of a record is the record itself (kept or dropped), not an answer.
+    pub fn filters(self) -> bool {
+        matches!(self, Task::Dedupe { .. })
+    }
+
+    /// Whether the task writes its answer into an existing solution column rather than adding
+    /// one (`solve`, whose answer is a solution).
+    pub fn fills_solution_column(self) -> bool {
+        matches!(self, Task::Solve { .. })
+    }
+
+    /// Whether the task reads the solution a record carries.
+    pub fn needs_solution(self) -> bool {
+        matches!(self, Task::Check { .. })
+    }
+
+    /// The columns the task adds to a table, before [`STATUS`] (which every task but `dedupe`
+    /// adds too): `solution` (solve), `count`, `canonical` (canon), `rating` and `singles`
+    /// (rate); none for check (its verdict is the status) and dedupe (its output is the kept
+    /// records). Solve fills an existing solution column in place instead of adding one.
+    pub fn columns(self) -> &'static [Column] {
+        const fn col(name: &'static str, kind: ColumnType) -> Column {
+            Column { name, kind }
+        }
+        const SOLVE: [Column; 1] = [col("solution", ColumnType::Grid)];
+        const COUNT: [Column; 1] = [col("count", ColumnType::Count)];
+        const CANON: [Column; 1] = [col("canonical", ColumnType::Grid)];
+        const RATE: [Column; 2] = [
+            col("rating", ColumnType::Float),
+            col("singles", ColumnType::Bool),
+        ];
+        match self {
+            Task::Solve { .. } => &SOLVE,
+            Task::Count { .. } => &COUNT,
+            Task::Canon => &CANON,
+            Task::Rate { .. } => &RATE,
+            Task::Check { .. } | Task::Dedupe { .. } => &[],
+        }
+    }
+
+    /// Runs the task on a parsed puzzle: see [`answer`].
+    pub fn answer(self, puzzle: &Grid, solution: Option<&[u8]>) -> Outcome {
+        answer(self, puzzle, solution)
+    }
+}
+
+impl std::fmt::Display for Task {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Task {
+    type Err = TaskError;
+
+    /// A task by name, with default options (`count` to 2, `rate` over 16 samples, seed 0).
+    fn from_str(name: &str) -> Result<Task, TaskError> {
+        Task::named(name, TaskOptions::default())
+    }
+}
+
+/// One record to answer: its puzzle (or why it is not one) and, for `check`, the solution text
+/// it carries. Format readers yield records; embedders build them (see [`crate::Engine`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// The puzzle, or why the record is not one.
+    pub puzzle: Result<Grid, Invalid>,
+    /// The solution text the record carries (`check`).
+    pub solution: Option<&'a [u8]>,
+}
+
+impl<'a> Record<'a> {
+    /// A record of a puzzle already parsed (or the reason it could not be), with no solution.
+    pub fn new(puzzle: Result<Grid, Invalid>) -> Record<'a> {
+        Record {
+            puzzle,
+            solution: None,
+        }
+    }
+
+    /// A record of puzzle text: 81 cells (`1`-`9`, blanks `0` or `.`), surrounding whitespace
+    /// ignored.
+    pub fn parse(text: &[u8]) -> Record<'a> {
+        Record::new(Grid::parse(text.trim_ascii()).map_err(Invalid::from))
+    }
+
+    /// The same record carrying `solution` (the text `check` verifies).
+    pub fn with_solution(self, solution: Option<&'a [u8]>) -> Record<'a> {
+        Record { solution, ..self }
+    }
+
+    /// Runs `task` on the record: [`answer`] on its puzzle, or the reason it is not one.
+    pub fn answer(&self, task: Task) -> Outcome {
+        match &self.puzzle {
+            Ok(grid) => answer(task, grid, self.solution),
+            Err(invalid) => Outcome::Invalid(*invalid),
+        }
+    }
+}
+
+/// Runs `task` on a parsed puzzle. `solution` is the solution text the record carries (`check`
+/// only; `None` when it has none). Clashing givens are [`Invalid::Clash`], not unsolvable.
+///
+/// Clashing givens have no solution, so the clash check runs only when the search finds none: it
+/// stays off the hot path of good records.
+pub fn answer(task: Task, puzzle: &Grid, solution: Option<&[u8]>) -> Outcome {
+    let outcome = match task {
+        Task::Solve { lexmin } => {
+            let solved = if lexmin {
+                solver::lexmin(puzzle)
+            } else {
+                solver::solve(puzzle)
+            };
+            match solved.solution {
+                Some(s) => Outcome::Solved(s),
+                None => Outcome::Unsolvable,
+            }
+        }
+        Task::Count { limit } => {
+            let found = solver::count(puzzle, limit).solutions;
+            Outcome::Counted {
+                found,
+                at_limit: found >= limit,
+            }
+        }
+        Task::Check { unique } => {
+            return match solution {
+                None => Outcome::Invalid(Invalid::NoSolution),
+                Some(text) => verify(puzzle, text, unique),
+            }
+        }
+        // Equivalence classes and ratings are only meaningful for puzzles whose givens agree.
+        Task::Canon | Task::Dedupe { .. } => {
+            if let Some(clash) = puzzle.first_clash() {
+                return Outcome::Invalid(Invalid::Clash(clash));
+            }
+            return match task {
+                Task::Dedupe { exact: true } => Outcome::Class(*puzzle),
+                Task::Dedupe { exact: false } => Outcome::Class(canon::canonical(puzzle)),
+                _ => Outcome::Canonical(canon::canonical(puzzle)),
+            };
+        }
+        Task::Rate { samples, seed } => match rate::rate(puzzle, samples, seed) {
+            Some(rating) => Outcome::Rated(rating),
+            None => Outcome::Unsolvable,
+        },
+    };
+    if matches!(
+        outcome,
+        Outcome::Unsolvable | Outcome::Counted { found: 0, .. }
+    ) {
+        if let Some(clash) = puzzle.first_clash() {
+            return Outcome::Invalid(Invalid::Clash(clash));
+        }
+    }
+    outcome
+}
+
+/// Checks that `solution_text` is a complete, valid grid that keeps every given of `puzzle` and
+/// (with `unique`) is its only solution.
+fn verify(puzzle: &Grid, solution_text: &[u8], unique: bool) -> Outcome {
+    if let Some(clash) = puzzle.first_clash() {
+        return Outcome::Invalid(Invalid::Clash(clash));
+    }
+    let wrong = match Grid::parse(solution_text) {
+        Err(e) => Some(Wrong::Unreadable(e)),
+        Ok(s) if s.givens() != CELLS => Some(Wrong::Incomplete(CELLS - s.givens())),
+        Ok(s) => match s.first_clash() {
+            Some(clash) => Some(Wrong::NotValid(clash)),
+            None => (0..CELLS)
+                .find(|&i| {
+                    let p = puzzle.cells()[i];
+                    p != 0 && p != s.cells()[i]
+                })
+                .map(|i| Wrong::ChangesGiven {
+                    digit: puzzle.cells()[i],
+                    row: i / 9 + 1,
+                    column: i % 9 + 1,
+                }),
+        },
+    };
+    let wrong = wrong.or_else(|| {
+        (unique && solver::count(puzzle, 2).solutions >= 2).then_some(Wrong::NotUnique)
+    });
+    match wrong {
+        Some(w) => Outcome::Wrong(w),
+        None => Outcome::Verified,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clash_names_unit() {
+        let mut cells = [0u8; 81];
+        cells[0] = 4;
+        cells[10] = 4;
+        let g = Grid::from_cells(cells).unwrap();
+        let outcome = answer(Task::Solve { lexmin: false }, &g, None);
+        let mut line = Vec::new();
+        outcome.write_line(&mut line);
+        assert_eq!(
+            line,
+            b"invalid: givens clash: digit 4 appears twice in box 1\n"
+        );
+        assert_eq!(
+            answer(Task::Count { limit: 2 }, &g, None),
+            Outcome::Invalid(Invalid::Clash(g.first_clash().unwrap()))
+        );
+    }
+
+    #[test]
+    fn names_round_trip_and_options_are_checked() {
+        for name in TASK_NAMES {
+            let task: Task = name.parse().unwrap();
+            assert_eq!(task.to_string(), name);
+        }
+        assert_eq!(
+            Task::named("count", TaskOptions::default().limit(0)),
+            Err(TaskError::ZeroLimit)
+        );
+        assert_eq!(
+            Task::named("rate", TaskOptions::default().samples(3).seed(9)),
+            Ok(Task::Rate {
+                samples: 3,
+                seed: 9
+            })
+        );
+        assert!(matches!("nope".parse::<Task>(), Err(TaskError::Unknown(_))));
+    }
+
+    #[test]
+    fn columns_are_the_tables_result_columns() {
+        let names = |t: Task| t.columns().iter().map(|c| c.name).collect::<Vec<_>>();
+        assert_eq!(names(Task::default()), ["solution"]);
+        assert_eq!(names("rate".parse().unwrap()), ["rating", "singles"]);
+        assert!(names(Task::Check { unique: true }).is_empty());
+    }
+}

@@ -1,0 +1,231 @@
+//! What became of one record ([`Outcome`]), why a record is not a puzzle ([`Invalid`]) or its
+//! carried solution is wrong ([`Wrong`]), and the one renderer of an outcome as text: a value, a
+//! status, one output line, or the value of one of the task's result columns.
+
+use std::io::Write as _;
+
+use crate::dataset::rate;
+use crate::grid::{Clash, Grid, ParseError, CELLS};
+
+/// Why a record is not a well-formed puzzle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs)] // each variant's message says what it is
+pub enum Invalid {
+    #[error("{0}")]
+    Parse(#[from] ParseError),
+    #[error("givens clash: {}", ShowClash(.0))]
+    Clash(Clash),
+    /// `check`, line format: nothing follows the puzzle.
+    #[error("no solution after the puzzle")]
+    NoSolution,
+    /// CSV: the row is shorter than the puzzle column's position (1-based).
+    #[error("the row has no column {0}")]
+    MissingColumn(usize),
+    /// CSV `check`: the row is shorter than the solution column's position.
+    #[error("the row has no solution column")]
+    MissingSolutionColumn,
+    /// Grid format: row `n` (1-based) of a grid is not nine cells.
+    #[error("row {0} is not nine cells (digits, 0 or . for blanks), unseparated or separated by single spaces")]
+    GridRow(usize),
+    /// Grid format: a run of lines that is not nine rows long.
+    #[error("a grid needs 9 rows, this one has {0}")]
+    GridRows(usize),
+    /// CSV: a quote opened a field and was never closed; the field was closed at the end of its
+    /// line so that the rows after it are still read.
+    #[error("unterminated quote (the field was closed at the end of its line)")]
+    UnterminatedQuote,
+    /// CSV: the row has more fields than the header, so its result columns would not line up.
+    #[error("the row has {fields} fields, the header {header}")]
+    LongRow { fields: usize, header: usize },
+    /// A record handed over as a value that is not text (from Python: `None`, a number).
+    #[error("not a puzzle string (str or bytes)")]
+    NotText,
+}
+
+/// Why a carried solution is wrong (`check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs)] // each variant's message says what it is
+pub enum Wrong {
+    #[error("solution: {0}")]
+    Unreadable(ParseError),
+    #[error("solution is incomplete ({0} blank cells)")]
+    Incomplete(usize),
+    #[error("solution is not valid: {}", ShowClash(.0))]
+    NotValid(Clash),
+    #[error("solution changes the given {digit} at row {row}, column {column}")]
+    ChangesGiven {
+        digit: u8,
+        row: usize,
+        column: usize,
+    },
+    #[error("puzzle has more than one solution")]
+    NotUnique,
+}
+
+struct ShowClash<'a>(&'a Clash);
+
+impl std::fmt::Display for ShowClash<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = self.0;
+        write!(
+            f,
+            "digit {} appears twice in {} {}",
+            c.digit, c.unit, c.index
+        )
+    }
+}
+
+/// What became of one record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+#[allow(missing_docs)] // the variant docs say what each field holds
+pub enum Outcome {
+    /// `solve`: a solution.
+    Solved(Grid),
+    /// `count`: solutions found (0 means none), and whether the limit was reached.
+    Counted { found: u32, at_limit: bool },
+    /// `solve`: no solution.
+    Unsolvable,
+    /// `check`: the carried solution is right.
+    Verified,
+    /// `check`: the carried solution is wrong.
+    Wrong(Wrong),
+    /// `canon`: the canonical form.
+    Canonical(Grid),
+    /// `rate`: the difficulty figure.
+    Rated(rate::Rating),
+    /// `dedupe`: the record's class (its canonical form, or its own cells with `exact`).
+    Class(Grid),
+    /// Not a well-formed puzzle.
+    Invalid(Invalid),
+}
+
+/// A record that did not get a plain answer, as reported in a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs)] // each variant's message says what it is
+pub enum Problem {
+    #[error("unsolvable")]
+    Unsolvable,
+    #[error("invalid: {0}")]
+    Invalid(Invalid),
+    #[error("wrong: {0}")]
+    Wrong(Wrong),
+}
+
+impl Outcome {
+    /// The problem to report, if the record did not get a plain answer.
+    pub fn problem(&self) -> Option<Problem> {
+        match *self {
+            Outcome::Solved(_)
+            | Outcome::Verified
+            | Outcome::Canonical(_)
+            | Outcome::Rated(_)
+            | Outcome::Class(_) => None,
+            Outcome::Counted { found, .. } => (found == 0).then_some(Problem::Unsolvable),
+            Outcome::Unsolvable => Some(Problem::Unsolvable),
+            Outcome::Wrong(w) => Some(Problem::Wrong(w)),
+            Outcome::Invalid(i) => Some(Problem::Invalid(i)),
+        }
+    }
+
+    /// Appends the answer's value, if it has one: a solution's or canonical form's 81 digits, a
+    /// count (`N`, `N+` when the limit was reached), or a rating (`12.40`). Returns whether
+    /// anything was written.
+    pub fn write_value(&self, out: &mut Vec<u8>) -> bool {
+        self.write_column(0, out)
+    }
+
+    /// Appends the value of the task's result column `index` (see [`crate::Task::columns`]) for
+    /// this outcome, if it has one; returns whether anything was written. An outcome without a
+    /// value for the column (a problem) leaves it empty.
+    pub fn write_column(&self, index: usize, out: &mut Vec<u8>) -> bool {
+        match (*self, index) {
+            (Outcome::Solved(grid) | Outcome::Canonical(grid), 0) => {
+                let mut digits = [0u8; CELLS];
+                grid.write_digits(&mut digits);
+                out.extend_from_slice(&digits);
+            }
+            (Outcome::Counted { found, at_limit }, 0) => {
+                let plus = if at_limit { "+" } else { "" };
+                write!(out, "{found}{plus}").expect("writing to memory");
+            }
+            (Outcome::Rated(rating), 0) => {
+                write!(out, "{:.2}", rating.mean_guesses()).expect("writing to memory")
+            }
+            (Outcome::Rated(rating), 1) => {
+                out.extend_from_slice(if rating.singles { b"true" } else { b"false" })
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Appends the status: `solved`, `ok`, `unsolvable`, `wrong: <reason>` or `invalid: <reason>`.
+    /// Every status starts with a word, never a digit.
+    pub fn write_status(&self, out: &mut Vec<u8>) {
+        match (self, self.problem()) {
+            (_, Some(problem)) => write!(out, "{problem}").expect("writing to memory"),
+            (Outcome::Solved(_), None) => out.extend_from_slice(b"solved"),
+            (_, None) => out.extend_from_slice(b"ok"),
+        }
+    }
+
+    /// The status as a string (see [`Outcome::write_status`]).
+    pub fn status(&self) -> String {
+        let mut s = Vec::new();
+        self.write_status(&mut s);
+        String::from_utf8(s).expect("statuses are ASCII")
+    }
+
+    /// Appends the answer as one output line: the value if there is one, else the status.
+    pub fn write_line(&self, out: &mut Vec<u8>) {
+        if !self.write_value(out) {
+            self.write_status(out);
+        }
+        out.push(b'\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(outcome: Outcome) -> String {
+        let mut out = Vec::new();
+        outcome.write_line(&mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn lines_are_a_value_or_a_status() {
+        let counted = |found, at_limit| Outcome::Counted { found, at_limit };
+        assert_eq!(line(counted(0, false)), "0\n");
+        assert_eq!(line(counted(123, true)), "123+\n");
+        assert_eq!(line(Outcome::Unsolvable), "unsolvable\n");
+        assert_eq!(line(Outcome::Verified), "ok\n");
+        assert_eq!(
+            line(Outcome::Wrong(Wrong::NotUnique)),
+            "wrong: puzzle has more than one solution\n"
+        );
+        assert_eq!(counted(0, false).status(), "unsolvable");
+    }
+
+    #[test]
+    fn rate_has_two_columns() {
+        let rated = Outcome::Rated(rate::Rating {
+            guesses: 5,
+            samples: 2,
+            singles: false,
+        });
+        let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+        assert!(rated.write_column(0, &mut a) && rated.write_column(1, &mut b));
+        assert!(!Outcome::Unsolvable.write_column(1, &mut c));
+        assert_eq!(
+            (&a[..], &b[..], &c[..]),
+            (&b"2.50"[..], &b"false"[..], &b""[..])
+        );
+    }
+}
