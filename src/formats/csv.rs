@@ -10,7 +10,9 @@
 //! `solutions`, `answer`) takes solve's answer in place instead of a new column. `dedupe` writes
 //! the rows it keeps as they came.
 
+use super::detect::{header_start, OpenRequest, Opened, PEEK};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use super::text;
 use super::{FormatError, TextFormat};
@@ -849,6 +851,35 @@ impl RowWalk {
         }
         self.last
     }
+}
+
+/// Opens an input in this format.
+pub(crate) fn open(request: &OpenRequest<'_>) -> Result<Opened, FormatError> {
+    let body = request.body();
+    // An empty input has no header: there is nothing to answer, in any format.
+    if body.is_empty() {
+        return super::line::open(request);
+    }
+    let start = header_start(body);
+    let end = match first_row_end(&body[start..]) {
+        Some(end) => start + end,
+        None if request.prefix.len() < PEEK => body.len(),
+        None => return Err(FormatError::HeaderTooLong),
+    };
+    let layout = Layout::from_header(
+        &body[start..end],
+        &body[end..],
+        request.column,
+        request.solution_column,
+        request.task,
+    )?;
+    Ok(Opened {
+        header: layout.header().to_vec(),
+        skip: request.bom + end,
+        first_line: text::count_line_ends(&body[..end]),
+        format: Arc::new(CsvFormat::new(layout)),
+        note: None,
+    })
 }
 
 #[cfg(test)]

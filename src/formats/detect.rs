@@ -3,11 +3,8 @@
 
 use std::sync::Arc;
 
-use super::csv::{self, CsvFormat};
-use super::grid::{self, GridFormat};
-use super::line::LineFormat;
-use super::text::{count_line_ends, is_skipped, line_end, lines};
-use super::TextFormat;
+use super::text::{is_skipped, line_end, lines};
+use super::{csv, grid, line, TextFormat};
 use crate::task::Task;
 
 /// Bytes of the input's start that [`open`] looks at to decide the format and read a CSV header.
@@ -143,14 +140,6 @@ pub(crate) fn open(
     } else {
         0
     };
-    let body = &prefix[bom..];
-    let plain = |format: Arc<dyn TextFormat>| Opened {
-        format,
-        header: Vec::new(),
-        skip: bom,
-        first_line: 0,
-        note: None,
-    };
     let (choice, note) = match choice {
         FormatChoice::Auto => {
             let detected = detect(prefix, column);
@@ -158,45 +147,66 @@ pub(crate) fn open(
         }
         chosen => (chosen, None),
     };
-    let filters = task.filters();
-    let opened = match choice {
-        FormatChoice::Auto | FormatChoice::Line => plain(Arc::new(LineFormat)),
-        FormatChoice::Grid if matches!(task, Task::Check { .. }) => {
-            return Err(FormatError::CheckNeedsSolutions)
-        }
-        FormatChoice::Grid if filters => return Err(FormatError::DedupeNeedsRecordLines),
-        FormatChoice::Grid => plain(Arc::new(GridFormat)),
-        // An empty input has no header: there is nothing to answer, in any format.
-        FormatChoice::Csv if body.is_empty() => plain(Arc::new(LineFormat)),
-        FormatChoice::Csv => {
-            let start = header_start(body);
-            let end = match csv::first_row_end(&body[start..]) {
-                Some(end) => start + end,
-                None if prefix.len() < PEEK => body.len(),
-                None => return Err(FormatError::HeaderTooLong),
-            };
-            let layout = csv::Layout::from_header(
-                &body[start..end],
-                &body[end..],
-                column,
-                solution_column,
-                task,
-            )?;
-            Opened {
-                header: layout.header().to_vec(),
-                skip: bom + end,
-                first_line: count_line_ends(&body[..end]),
-                format: Arc::new(CsvFormat::new(layout)),
-                note: None,
-            }
-        }
+    let request = OpenRequest {
+        prefix,
+        bom,
+        column,
+        solution_column,
+        task,
     };
+    let opener = FORMATS
+        .iter()
+        .find(|(c, _)| *c == choice)
+        .map_or(line::open as Opener, |&(_, open)| open);
+    let opened = opener(&request)?;
     Ok(Opened { note, ..opened })
+}
+
+/// How an input is opened in one format.
+type Opener = fn(&OpenRequest<'_>) -> Result<Opened, FormatError>;
+
+/// Every format the engine reads, with how an input is opened in it: a new format is its
+/// module, its [`FormatChoice`] variant, and one line here.
+const FORMATS: [(FormatChoice, Opener); 3] = [
+    (FormatChoice::Line, line::open),
+    (FormatChoice::Grid, grid::open),
+    (FormatChoice::Csv, csv::open),
+];
+
+/// What opening an input knows: its first bytes and what was asked.
+pub(crate) struct OpenRequest<'a> {
+    /// The input's first bytes (at most [`PEEK`]; fewer only when that is the whole input).
+    pub prefix: &'a [u8],
+    /// Bytes of a byte-order mark at the start.
+    pub bom: usize,
+    /// CSV: the puzzle column's name, if given.
+    pub column: Option<&'a str>,
+    /// CSV: the solution column's name, if given.
+    pub solution_column: Option<&'a str>,
+    pub task: Task,
+}
+
+impl OpenRequest<'_> {
+    /// The input after its byte-order mark.
+    pub fn body(&self) -> &[u8] {
+        &self.prefix[self.bom..]
+    }
+
+    /// A format that reads nothing before the first record.
+    pub fn plain(&self, format: Arc<dyn TextFormat>) -> Opened {
+        Opened {
+            format,
+            header: Vec::new(),
+            skip: self.bom,
+            first_line: 0,
+            note: None,
+        }
+    }
 }
 
 /// Where a CSV header row starts in `buf`: blank and `#` lines before it are skipped, like
 /// everywhere else (the last line is never skipped, so a header-less input still has one).
-fn header_start(buf: &[u8]) -> usize {
+pub(crate) fn header_start(buf: &[u8]) -> usize {
     let mut start = 0;
     while start < buf.len() {
         let end = line_end(buf, start);

@@ -6,7 +6,11 @@
 //! Output keeps the style of each input grid: nine lines, spaced if the input was; grids are
 //! separated by a blank line. A grid that is not answered gets one status line instead.
 
+use std::sync::Arc;
+
+use super::detect::{OpenRequest, Opened};
 use super::text::{self, line_end_before, lines, Lines};
+use super::FormatError;
 use super::TextFormat;
 use crate::grid::{Grid, CELLS};
 use crate::records::{answer_records, BlockOut, RecordReader, Renderer};
@@ -207,6 +211,15 @@ pub fn push_grid(bytes: &mut Vec<u8>, grid: &Grid, spaced: bool) {
             bytes.push(b'0' + v);
         }
         bytes.push(b'\n');
+    }
+}
+
+/// Opens an input in this format.
+pub(crate) fn open(request: &OpenRequest<'_>) -> Result<Opened, FormatError> {
+    match request.task {
+        Task::Check { .. } => Err(FormatError::CheckNeedsSolutions),
+        task if task.filters() => Err(FormatError::DedupeNeedsRecordLines),
+        _ => Ok(request.plain(Arc::new(GridFormat))),
     }
 }
 

@@ -2,7 +2,11 @@
 //! optionally followed by fields separated by whitespace, `,` or `;`. For `check`, the second field
 //! is the solution to verify. Output: one line per record.
 
+use std::sync::Arc;
+
+use super::detect::{OpenRequest, Opened};
 use super::text::{self, is_skipped, lines, Lines};
+use super::FormatError;
 use super::TextFormat;
 use crate::grid::{Grid, ParseError, CELLS};
 use crate::records::{answer_records, BlockOut, RecordReader, Renderer};
@@ -124,6 +128,11 @@ fn record(line: &[u8], needs_solution: bool) -> Record<'_> {
     }
     let rest = &rest[rest.iter().take_while(|&&b| is_separator(b)).count()..];
     record.with_solution(Some(split_field(rest).0).filter(|s| !s.is_empty()))
+}
+
+/// Opens an input in this format.
+pub(crate) fn open(request: &OpenRequest<'_>) -> Result<Opened, FormatError> {
+    Ok(request.plain(Arc::new(LineFormat)))
 }
 
 #[cfg(test)]

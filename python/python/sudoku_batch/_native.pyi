@@ -5,43 +5,48 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
+PUZZLE_NAMES: List[str]
+SOLUTION_NAMES: List[str]
+STATUS: str
+
+class Options:
+    """Everything a call may set: the task (solve, count, check, canon, rate, dedupe) and its
+    options, threads (0: one per core), and for files the format, columns, message cap, shard
+    and dedupe's `against` file. Raises ValueError for an unknown task or format, a zero limit
+    or sample count, or a shard that is not (k, n) with 1 <= k <= n."""
+
+    def __init__(
+        self,
+        task: str,
+        *,
+        threads: int = 0,
+        with_status: bool = False,
+        with_columns: bool = False,
+        lexmin: bool = False,
+        limit: int = 2,
+        unique: bool = False,
+        samples: int = 16,
+        seed: int = 0,
+        exact: bool = False,
+        format: str = "auto",
+        column: Optional[str] = None,
+        solution_column: Optional[str] = None,
+        max_messages: int = 20,
+        shard: Optional[Tuple[int, int]] = None,
+        against: Optional[str] = None,
+    ) -> None: ...
+
 def run_list(
-    puzzles: List[Any],
-    solutions: Optional[List[Any]],
-    task_name: str,
-    threads: int,
-    lexmin: bool,
-    limit: int,
-    unique: bool,
-    with_status: bool,
-    samples: int = 16,
-    seed: int = 0,
-    exact: bool = False,
+    puzzles: List[Any], solutions: Optional[List[Any]], options: Options
 ) -> Tuple[List[Any], Optional[List[str]]]: ...
-def dedupe_list(
-    puzzles: List[Any], against: Optional[List[Any]], threads: int, exact: bool
-) -> List[bool]: ...
+def dedupe_list(puzzles: List[Any], against: Optional[List[Any]], options: Options) -> List[bool]: ...
 def solve_array(
-    puzzles: npt.NDArray[np.uint8], threads: int, lexmin: bool, with_status: bool
+    puzzles: npt.NDArray[np.uint8], options: Options
 ) -> Tuple[npt.NDArray[np.uint8], Optional[List[str]]]: ...
 def count_array(
-    puzzles: npt.NDArray[np.uint8], threads: int, limit: int, with_status: bool
+    puzzles: npt.NDArray[np.uint8], options: Options
 ) -> Tuple[npt.NDArray[np.int32], Optional[List[str]]]: ...
-def run_file(
-    input: str,
-    output: str,
-    task_name: str,
-    format: str,
-    column: Optional[str],
-    threads: int,
-    lexmin: bool,
-    limit: int,
-    unique: bool,
-    max_messages: int,
-    shard: Optional[Tuple[int, int]],
-    solution_column: Optional[str] = None,
-    samples: int = 16,
-    seed: int = 0,
-    exact: bool = False,
-    against: Optional[str] = None,
-) -> Dict[str, Any]: ...
+def run_file(input: str, output: str, options: Options) -> Dict[str, Any]: ...
+def answer_lines(text: bytes, options: Options) -> bytes: ...
+def detect_format(prefix: bytes, column: Optional[str] = None) -> str: ...
+def result_columns(task: str) -> List[Tuple[str, str]]: ...
