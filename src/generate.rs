@@ -36,6 +36,24 @@ pub enum Mode {
     Minimal,
 }
 
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+
+    /// `easy`, `unique` or `minimal`.
+    fn from_str(name: &str) -> Result<Mode, String> {
+        [Mode::Easy, Mode::Unique, Mode::Minimal]
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| format!("unknown mode {name:?}; expected easy, unique or minimal"))
+    }
+}
+
 impl Mode {
     /// Its name: `easy`, `unique` or `minimal`.
     pub fn name(self) -> &'static str {

@@ -8,6 +8,7 @@ import numpy.typing as npt
 PUZZLE_NAMES: List[str]
 SOLUTION_NAMES: List[str]
 STATUS: str
+TASK_NAMES: List[str]
 
 class Options:
     """Everything a call may set: the task (solve, count, check, canon, rate, dedupe) and its

@@ -36,7 +36,9 @@ from typing import Any, Iterator, Optional
 import sudoku_batch as sb
 from sudoku_batch import _native
 
-_TASKS = ("solve", "count", "check", "canon", "rate")
+# Every task but dedupe, which keeps the first record of a class in the whole input: a partition
+# does not see it (dedupe the canonical forms with Spark's own dropDuplicates).
+_TASKS = tuple(t for t in _native.TASK_NAMES if t != "dedupe")
 
 
 def _spark_type(kind: str) -> Any:
@@ -292,7 +294,7 @@ def main(argv: Optional[list] = None) -> None:
     ap.add_argument("output", help="output directory (must not exist)")
     ap.add_argument("--master", help="Spark master URL, e.g. local[4] or spark://host:7077 (default: spark-submit's)")
     ap.add_argument("--partitions", type=int, help="read the input in about N partitions")
-    ap.add_argument("--task", choices=["solve", "count", "check", "canon", "rate"], default="solve")
+    ap.add_argument("--task", choices=_TASKS, default="solve")
     ap.add_argument("--format", choices=["auto", "line", "csv"], default="auto")
     ap.add_argument("--column", help="CSV: the puzzle column")
     ap.add_argument("--multiline", action="store_true", help="CSV: quoted fields may hold line feeds")
