@@ -85,6 +85,27 @@ pub fn write_file_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::R
     out.finish()
 }
 
+/// The examples of README.md and docs/*.md, compiled and run as doctests (`cargo test --doc`).
+#[cfg(doctest)]
+mod doc_examples {
+    #[doc = include_str!("../README.md")]
+    struct Readme;
+    #[doc = include_str!("../docs/architecture.md")]
+    struct Architecture;
+    #[doc = include_str!("../docs/benchmarks.md")]
+    struct Benchmarks;
+    #[doc = include_str!("../docs/formats.md")]
+    struct Formats;
+    #[doc = include_str!("../docs/python.md")]
+    struct Python;
+    #[doc = include_str!("../docs/reliability.md")]
+    struct Reliability;
+    #[doc = include_str!("../docs/scale-out.md")]
+    struct ScaleOut;
+    #[doc = include_str!("../docs/CHANGELOG.md")]
+    struct Changelog;
+}
+
 /// Internals exposed for the fuzz targets only (feature `fuzzing`); not a stable API.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
