@@ -227,7 +227,7 @@ pub struct Detected {
     pub note: Option<String>,
 }
 
-/// Chooses the format that explains the start of the input (up to [`PEEK`] bytes), never one
+/// Chooses the format that explains the start of the input (its first 64 KiB), never one
 /// line alone:
 ///
 /// - CSV when the first record row is a header: none of its fields is a puzzle, and either one
