@@ -27,22 +27,12 @@ pub enum FormatChoice {
 }
 
 impl FormatChoice {
-    /// Every choice, `auto` first.
-    pub const ALL: [FormatChoice; 4] = [
-        FormatChoice::Auto,
-        FormatChoice::Line,
-        FormatChoice::Grid,
-        FormatChoice::Csv,
-    ];
-
-    /// Its name: `auto`, `line`, `grid` or `csv`.
+    /// Its name: `auto`, or the format's name (`line`, `grid`, `csv`).
     pub fn name(self) -> &'static str {
-        match self {
-            FormatChoice::Auto => "auto",
-            FormatChoice::Line => "line",
-            FormatChoice::Grid => "grid",
-            FormatChoice::Csv => "csv",
-        }
+        FORMATS
+            .iter()
+            .find(|f| f.choice == self)
+            .map_or("auto", |f| f.name)
     }
 }
 
@@ -56,9 +46,13 @@ impl std::str::FromStr for FormatChoice {
     type Err = FormatError;
 
     fn from_str(name: &str) -> Result<FormatChoice, FormatError> {
-        FormatChoice::ALL
-            .into_iter()
-            .find(|c| c.name() == name)
+        if name == "auto" {
+            return Ok(FormatChoice::Auto);
+        }
+        FORMATS
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.choice)
             .ok_or_else(|| FormatError::UnknownFormat(name.to_string()))
     }
 }
@@ -154,23 +148,32 @@ pub(crate) fn open(
         solution_column,
         task,
     };
-    let opener = FORMATS
+    let open = FORMATS
         .iter()
-        .find(|(c, _)| *c == choice)
-        .map_or(line::open as Opener, |&(_, open)| open);
-    let opened = opener(&request)?;
+        .find(|f| f.choice == choice)
+        .map_or(line::open as Opener, |f| f.open);
+    let opened = open(&request)?;
     Ok(Opened { note, ..opened })
 }
 
 /// How an input is opened in one format.
 type Opener = fn(&OpenRequest<'_>) -> Result<Opened, FormatError>;
 
-/// Every format the engine reads, with how an input is opened in it: a new format is its
-/// module, its [`FormatChoice`] variant, and one line here.
-const FORMATS: [(FormatChoice, Opener); 3] = [
-    (FormatChoice::Line, line::open),
-    (FormatChoice::Grid, grid::open),
-    (FormatChoice::Csv, csv::open),
+/// A format the engine reads: the choice that names it, its name, and how an input is opened
+/// in it.
+struct Registered {
+    choice: FormatChoice,
+    name: &'static str,
+    open: Opener,
+}
+
+/// Every format the engine reads: a new format is its module, its [`FormatChoice`] variant, and
+/// one line here.
+#[rustfmt::skip]
+const FORMATS: [Registered; 3] = [
+    Registered { choice: FormatChoice::Line, name: "line", open: line::open },
+    Registered { choice: FormatChoice::Grid, name: "grid", open: grid::open },
+    Registered { choice: FormatChoice::Csv, name: "csv", open: csv::open },
 ];
 
 /// What opening an input knows: its first bytes and what was asked.
