@@ -109,9 +109,10 @@ impl Engine {
         })
     }
 
-    /// Answers the records of line-format `text` exactly as a batch run does (same rules, same
-    /// output lines; blank and comment lines give none), in parallel over pieces of whole lines.
-    /// Returns the output bytes.
+    /// Answers the records of line-format `text` as a batch run of line-format input does (same
+    /// rules, same output lines; blank and comment lines give none), in parallel over pieces of
+    /// whole lines; unlike a run, it does not skip a byte-order mark at the start. Returns the
+    /// output bytes.
     pub fn answer_lines(&self, task: Task, text: &[u8]) -> Result<Vec<u8>, EngineError> {
         const PIECE: usize = 64 << 10;
         if task.filters() {

@@ -25,7 +25,6 @@ use crate::solver;
 
 /// How givens are removed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Mode {
     /// Remove a given only when its cell is then a naked or hidden single of the remaining givens.
     /// Unique by construction and solvable by singles alone (like the popular Kaggle sets), and cheap.
@@ -47,7 +46,7 @@ impl std::str::FromStr for Mode {
 
     /// `easy`, `unique` or `minimal`.
     fn from_str(name: &str) -> Result<Mode, String> {
-        [Mode::Easy, Mode::Unique, Mode::Minimal]
+        Mode::ALL
             .into_iter()
             .find(|m| m.name() == name)
             .ok_or_else(|| format!("unknown mode {name:?}; expected easy, unique or minimal"))
@@ -55,6 +54,9 @@ impl std::str::FromStr for Mode {
 }
 
 impl Mode {
+    /// Every mode.
+    pub const ALL: [Mode; 3] = [Mode::Easy, Mode::Unique, Mode::Minimal];
+
     /// Its name: `easy`, `unique` or `minimal`.
     pub fn name(self) -> &'static str {
         match self {

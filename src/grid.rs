@@ -33,6 +33,7 @@ pub struct Grid {
 /// Why a text is not a grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[allow(missing_docs)] // each variant's message says what it is
+#[non_exhaustive]
 pub enum ParseError {
     /// The text does not have exactly 81 cells.
     #[error("expected 81 cells, found {found}")]

@@ -51,9 +51,7 @@ mod rng;
 mod solver;
 mod task;
 
-pub use batch::{
-    run, BatchError, Config, Filter, Input, Output, Shard, ShardError, Summary, MAX_THREADS,
-};
+pub use batch::{run, BatchError, Config, Input, Output, Shard, ShardError, Summary, MAX_THREADS};
 pub use dataset::canon::{canonical, Canonicalizer};
 pub use dataset::dedupe::Deduper;
 pub use dataset::rate::{rate, Rating};

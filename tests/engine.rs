@@ -257,3 +257,18 @@ fn an_observer_can_stop_the_run_and_no_output_file_is_left() {
         "no temporary file left"
     );
 }
+
+#[test]
+fn runs_can_share_one_engine() {
+    let engine = std::sync::Arc::new(sudoku_batch::Engine::new(3).unwrap());
+    let (text, _) = many_records();
+    let mine = config(SOLVE, 1).engine(std::sync::Arc::clone(&engine));
+    let (shared, summary, _) = run_in_memory(&mine, text.as_bytes());
+    assert_eq!(summary.threads, 3, "the engine's threads, not the config's");
+    let (own, _, _) = run_in_memory(&config(SOLVE, 2), text.as_bytes());
+    assert_eq!(shared, own);
+    assert_eq!(
+        Config::default().max_messages,
+        Config::new(SOLVE).max_messages
+    );
+}

@@ -28,6 +28,7 @@ proptest! {
                 prop_assert!(!matches!(byte, b'0'..=b'9' | b'.'));
                 prop_assert!(bytes[..position - 1].iter().all(|b| matches!(b, b'0'..=b'9' | b'.')));
             }
+            Err(other) => prop_assert!(false, "an error of a new kind: {other:?}"),
         }
     }
 

@@ -9,5 +9,6 @@ fuzz_target!(|data: &[u8]| {
         Ok(g) => assert_eq!(Grid::parse(g.to_line().as_bytes()), Ok(g)),
         Err(ParseError::Length { found }) => assert_eq!(found, data.len()),
         Err(ParseError::BadByte { position, byte }) => assert_eq!(data[position - 1], byte),
+        Err(other) => panic!("an error of a new kind: {other:?}"),
     }
 });

@@ -20,8 +20,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use sudoku_batch::{
-    BatchError, ColumnType, Config, Deduper, Engine, FormatChoice, Grid, Input, Invalid, Message,
-    Observer, Outcome, Output, Record, Shard, Task, TaskOptions, CELLS,
+    BatchError, ColumnType, Config, Deduper, Engine, EngineError, FormatChoice, Grid, Input,
+    Invalid, Message, Observer, Outcome, Output, Record, Shard, Task, TaskOptions, CELLS,
 };
 
 /// Puzzles per segment: small enough that a segment of the hardest public puzzles (about 110 µs
@@ -103,7 +103,21 @@ impl Options {
 
 impl Options {
     fn engine(&self) -> PyResult<Arc<Engine>> {
-        Engine::shared(self.threads).map_err(|e| PyValueError::new_err(e.to_string()))
+        Engine::shared(self.threads).map_err(|e| match e {
+            EngineError::TooManyThreads(_) => PyValueError::new_err(e.to_string()),
+            _ => PyOSError::new_err(e.to_string()),
+        })
+    }
+
+    /// The task, which must be `want` (a function that answers one task only).
+    fn task_is(&self, want: &str) -> PyResult<Task> {
+        if self.task.name() != want {
+            return Err(PyValueError::new_err(format!(
+                "this function answers {want}, not {}",
+                self.task
+            )));
+        }
+        Ok(self.task)
     }
 }
 
@@ -302,6 +316,7 @@ fn solve_array<'py>(
     puzzles: PyReadonlyArray2<'py, u8>,
     options: &Options,
 ) -> Answered<'py, PyArray2<u8>> {
+    options.task_is("solve")?;
     let out = PyArray2::<u8>::zeros(py, [puzzles.shape()[0], CELLS], false);
     let statuses = options.with_status.then(|| PyList::empty(py));
     each_segment(
@@ -331,6 +346,7 @@ fn count_array<'py>(
     puzzles: PyReadonlyArray2<'py, u8>,
     options: &Options,
 ) -> Answered<'py, PyArray1<i32>> {
+    options.task_is("count")?;
     let out = PyArray1::<i32>::zeros(py, [puzzles.shape()[0]], false);
     let statuses = options.with_status.then(|| PyList::empty(py));
     each_segment(
@@ -405,6 +421,7 @@ fn dedupe_list<'py>(
     against: Option<&Bound<'py, PyList>>,
     options: &Options,
 ) -> PyResult<Bound<'py, PyList>> {
+    let task = options.task_is("dedupe")?;
     let engine = options.engine()?;
     let reader = TextReader::new(py);
     let mut deduper = Deduper::new();
@@ -417,7 +434,7 @@ fn dedupe_list<'py>(
             for i in start..(start + SEGMENT).min(list.len()) {
                 records.push(Record::new(reader.puzzle(&list.get_item(i)?)));
             }
-            for outcome in py.detach(|| engine.answer(options.task, &records)) {
+            for outcome in py.detach(|| engine.answer(task, &records)) {
                 let new = deduper.keep(&outcome);
                 if keep {
                     kept.append(new)?;
@@ -459,7 +476,8 @@ fn run_file<'py>(
         .against(options.against.clone())
         .threads(options.threads)
         .max_messages(options.max_messages)
-        .shard(options.shard);
+        .shard(options.shard)
+        .engine(options.engine()?);
     let stop = Arc::new(AtomicBool::new(false));
     let mut collect = Collect {
         messages: Vec::new(),
@@ -526,7 +544,9 @@ fn to_python_error(e: BatchError) -> PyErr {
             _ => PyOSError::new_err(text),
         },
         BatchError::Stopped => PyKeyboardInterrupt::new_err(text),
-        BatchError::OutputClosed => PyOSError::new_err(text),
+        BatchError::OutputClosed | BatchError::Engine(EngineError::Pool(_)) => {
+            PyOSError::new_err(text)
+        }
         // Usage: a format that does not suit the task, a shard of a stream, too many threads.
         _ => PyValueError::new_err(text),
     }

@@ -36,13 +36,13 @@ use writer::{Context, Done, Slot, Written};
 
 /// A writer-side stage of a filtering task: given each record's outcome in input order, says
 /// whether the record is written. `dedupe`'s [`Deduper`] is one.
-pub trait Filter: Send {
+pub(crate) trait Filter: Send {
     /// Whether the record with this outcome is kept.
     fn keep(&mut self, outcome: &Outcome) -> bool;
 }
 
 /// What to do with every record, and how: [`Config::new`] and the setters.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Config {
     /// The task every record gets.
@@ -62,6 +62,15 @@ pub struct Config {
     pub max_messages: usize,
     /// Answer only this shard of a file input.
     pub shard: Option<Shard>,
+    /// Run on this engine's pool (its threads) instead of a pool made for the run.
+    pub engine: Option<Arc<Engine>>,
+}
+
+impl Default for Config {
+    /// [`Config::new`] with the default task (solve).
+    fn default() -> Config {
+        Config::new(Task::default())
+    }
 }
 
 impl Config {
@@ -69,8 +78,14 @@ impl Config {
     pub fn new(task: Task) -> Config {
         Config {
             task,
+            format: FormatChoice::Auto,
+            column: None,
+            solution_column: None,
+            against: None,
+            threads: 0,
             max_messages: 20,
-            ..Config::default()
+            shard: None,
+            engine: None,
         }
     }
     /// Sets the input format.
@@ -106,6 +121,12 @@ impl Config {
     /// Answers only this shard of a file.
     pub fn shard(mut self, shard: Option<Shard>) -> Self {
         self.shard = shard;
+        self
+    }
+    /// Runs on `engine`'s pool (and its thread count) instead of a pool made for the run: an
+    /// embedder running many inputs starts no threads per run.
+    pub fn engine(mut self, engine: Arc<Engine>) -> Self {
+        self.engine = Some(engine);
         self
     }
 }
@@ -304,7 +325,8 @@ pub fn run(
     };
     // The classes of the other file go in first; its own records are not written anywhere.
     // Its format and columns are detected on their own: it may be laid out differently.
-    let pass = Config::new(task).threads(config.threads).max_messages(0);
+    let mut pass = Config::new(task).threads(config.threads).max_messages(0);
+    pass.engine = config.engine.clone();
     let sink = Output::writer("nowhere", io::sink());
     let loaded = run_once(
         &pass,
@@ -327,7 +349,10 @@ fn run_once(
     filter: Option<&mut (dyn Filter + 'static)>,
 ) -> Result<Summary, BatchError> {
     let started = Instant::now();
-    let engine = Engine::new(config.threads)?;
+    let engine = match &config.engine {
+        Some(engine) => Arc::clone(engine),
+        None => Arc::new(Engine::new(config.threads)?),
+    };
     let threads = engine.threads();
     let slots = 2 * threads + 2;
     let block_size = (SLOT_BUDGET / 2 / slots).clamp(MIN_BLOCK, MAX_BLOCK);

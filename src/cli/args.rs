@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use sudoku_batch::generate::Mode;
@@ -103,7 +104,7 @@ pub struct Common {
           value_parser = clap::value_parser!(u16).range(0..=MAX_THREADS as i64))]
     pub threads: u16,
     /// Input format (auto: detected from a sample of the input).
-    #[arg(long, value_enum, default_value_t = FormatChoice::Auto)]
+    #[arg(long, default_value_t = FormatChoice::Auto, value_parser = format_choice())]
     pub format: FormatChoice,
     /// CSV: the header name of the puzzle column.
     #[arg(long, value_name = "NAME")]
@@ -130,6 +131,29 @@ pub struct Common {
     /// status line and message): for use as a filter, as under Spark's `rdd.pipe(..., checkCode=True)`.
     #[arg(long)]
     pub exit_zero: bool,
+}
+
+/// `--format`: the library's format names.
+fn format_choice() -> impl TypedValueParser<Value = FormatChoice> {
+    PossibleValuesParser::new(FormatChoice::names())
+        .map(|name| name.parse().expect("a name the library listed"))
+}
+
+/// `--mode`: the library's mode names, with what each does.
+fn mode() -> impl TypedValueParser<Value = Mode> {
+    let help = |mode| {
+        match mode {
+        Mode::Easy => {
+            "Kaggle-like: removals that leave a naked or hidden single only; default 36 clues. Fast"
+        }
+        Mode::Unique => {
+            "Removals checked by the solver's uniqueness count, down to the clue target (default 26)"
+        }
+        Mode::Minimal => "Every given is tried once: no given of the result can be removed",
+    }
+    };
+    PossibleValuesParser::new(Mode::ALL.map(|m| PossibleValue::new(m.name()).help(help(m))))
+        .map(|name| name.parse().expect("a name the library listed"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -207,7 +231,7 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Removal strategy.
-    #[arg(long, value_enum, default_value_t = Mode::Easy)]
+    #[arg(long, default_value_t = Mode::Easy, value_parser = mode())]
     pub mode: Mode,
     /// Clue target: stop removing at this many givens (easy and unique modes only). If 16 fresh grids
     /// cannot reach it, the puzzle with the fewest givens is kept and the shortfall reported.

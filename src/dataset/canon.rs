@@ -142,7 +142,7 @@ impl Canonicalizer {
         }
     }
 
-    /// The minlex form of `grid` (see the module documentation).
+    /// The minlex form of `grid` (see [`canonical`]).
     pub fn canonical(&mut self, grid: &Grid) -> Grid {
         let g = grid.cells();
         self.grids[0] = *g;
@@ -423,7 +423,13 @@ fn refine(cand: &mut Cand, values: &[u8; 9], p: usize, len: usize) {
     }
 }
 
-/// The minlex form of `grid` (see the module documentation), with a scratch space kept per
+/// The canonical form of `grid`: among all 3,359,232 geometric transforms ([`Transform`](crate::Transform):
+/// transposition, band, row, stack and column permutations) composed with all 9! relabellings,
+/// the one whose 81-character row-major string (`0` for blanks) is lexicographically smallest
+/// (minlex). Two grids have the same form exactly when one is a transform of the other; clashing,
+/// empty and solved grids all have one.
+///
+/// The minlex form of `grid`, with a scratch space kept per
 /// thread, so that the batch engine's workers stop allocating after their first few puzzles.
 pub fn canonical(grid: &Grid) -> Grid {
     thread_local! {

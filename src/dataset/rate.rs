@@ -37,8 +37,11 @@ impl Rating {
     }
 }
 
-/// Rates `puzzle` over `samples` isomorphs (0 is taken as 1) with generator seed `seed`; `None`
-/// when it has no solution.
+/// Rates `puzzle`: the mean number of guesses (branch points) the engine's search takes to find
+/// a first solution, over `samples` random isomorphs (0 is taken as 1) drawn from a generator
+/// seeded by the puzzle's canonical form and `seed`. Averaging over isomorphs removes the luck of
+/// one cell order; seeding by the canonical form makes the figure the same for every isomorph
+/// of the puzzle, at any thread count, on any machine. `None` when it has no solution.
 pub fn rate(puzzle: &Grid, samples: u32, seed: u64) -> Option<Rating> {
     let samples = samples.max(1);
     let base = canonical(puzzle);

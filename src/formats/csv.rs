@@ -1,8 +1,8 @@
 //! The CSV format: a header row, then one puzzle per row. The puzzle column is found by its header
 //! name (`puzzle`, `quizzes`, `quiz`, `sudoku`, `puzzles`, `question`, or `--column NAME`);
 //! blanks may be `0` or `.`.
-//! Rows are read with `csv-core` straight over each block and written with the `csv` crate
-//! (quotes, CRLF, a missing final newline).
+//! Rows are read with `csv-core` straight over each block and written by [`RowWriter`] with the
+//! `csv` crate's quoting rules (quotes, CRLF, a missing final newline).
 //!
 //! Output is CSV, one row per input row, in order: every input column, in order and with its
 //! values, then the result columns (`solution` for solve, `count` for count, `canonical` for

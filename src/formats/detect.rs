@@ -12,7 +12,6 @@ pub const PEEK: usize = 64 << 10;
 
 /// The format asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[non_exhaustive]
 pub enum FormatChoice {
     /// Detect from a sample of the input (see [`detect`]).
@@ -27,6 +26,11 @@ pub enum FormatChoice {
 }
 
 impl FormatChoice {
+    /// Every choice's name: `auto`, then each format's.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        std::iter::once("auto").chain(FORMATS.iter().map(|f| f.name))
+    }
+
     /// Its name: `auto`, or the format's name (`line`, `grid`, `csv`).
     pub fn name(self) -> &'static str {
         FORMATS
@@ -224,7 +228,7 @@ pub(crate) fn header_start(buf: &[u8]) -> usize {
 /// What [`detect`] chose, and why when it was a close call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Detected {
-    /// The format chosen.
+    /// The format chosen (never [`FormatChoice::Auto`]).
     pub choice: FormatChoice,
     /// Why, when detection weighed one reading against another.
     pub note: Option<String>,

@@ -273,9 +273,13 @@ impl<'a> Record<'a> {
         Record::new(Grid::parse(text.trim_ascii()).map_err(Invalid::from))
     }
 
-    /// The same record carrying `solution` (the text `check` verifies).
+    /// The same record carrying `solution` (the text `check` verifies), surrounding whitespace
+    /// ignored.
     pub fn with_solution(self, solution: Option<&'a [u8]>) -> Record<'a> {
-        Record { solution, ..self }
+        Record {
+            solution: solution.map(<[u8]>::trim_ascii),
+            ..self
+        }
     }
 
     /// Runs `task` on the record: [`answer`] on its puzzle, or the reason it is not one.
@@ -306,6 +310,8 @@ pub fn answer(task: Task, puzzle: &Grid, solution: Option<&[u8]>) -> Outcome {
             }
         }
         Task::Count { limit } => {
+            // A limit of 0 (a variant built by hand, past `Task::named`) counts as 1.
+            let limit = limit.max(1);
             let found = solver::count(puzzle, limit).solutions;
             Outcome::Counted {
                 found,
@@ -418,6 +424,32 @@ mod tests {
             })
         );
         assert!(matches!("nope".parse::<Task>(), Err(TaskError::Unknown(_))));
+    }
+
+    #[test]
+    fn records_built_by_hand_cannot_bypass_the_checks() {
+        let p =
+            b"53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+        let s =
+            b"534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+        let record = Record::parse(p);
+        // A zero limit built past `Task::named` counts as 1, never "0+ unsolvable".
+        assert_eq!(
+            record.answer(Task::Count { limit: 0 }),
+            Outcome::Counted {
+                found: 1,
+                at_limit: true
+            }
+        );
+        // A carried solution's surrounding whitespace is ignored, as a puzzle's is.
+        let mut padded = b" ".to_vec();
+        padded.extend_from_slice(s);
+        padded.extend_from_slice(b"\r\n");
+        let checked = record.with_solution(Some(&padded));
+        assert_eq!(
+            checked.answer(Task::Check { unique: true }),
+            Outcome::Verified
+        );
     }
 
     #[test]

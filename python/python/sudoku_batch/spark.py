@@ -115,6 +115,8 @@ def answer_column(
     if task == "check" and solution_column is None:
         raise ValueError("task='check' needs solution_column")
     results = list(_native.result_columns(task))
+    if output is not None and not results:
+        raise ValueError(f"task {task!r} adds no result column (its verdict is the status); output= does not apply")
     outs = list(names) if names is not None else [name for name, _ in results]
     if output is not None and outs:
         outs[0] = output
