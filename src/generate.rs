@@ -15,8 +15,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::batch::output::Sink;
-use crate::batch::{BatchError, Output};
+use crate::batch::{finish_output, open_output, write_error, BatchError, Output};
 use crate::engine::Engine;
 use crate::grid::{Grid, CELLS, UNITS};
 use crate::observe::{Observer, Progress, Work};
@@ -159,45 +158,29 @@ pub fn generate(
     output: Output<'_>,
     observer: &mut dyn Observer,
 ) -> Result<Summary, BatchError> {
-    let (name, mut sink) = match output {
-        Output::Path(path) => {
-            let sink = Sink::file(path.clone()).map_err(|source| BatchError::Create {
-                path: path.clone(),
-                source,
-            })?;
-            (path.display().to_string(), sink)
-        }
-        Output::Writer { name, writer } => (name, Sink::Writer(writer)),
-    };
-    let write_error = |source: io::Error| match source.kind() {
-        io::ErrorKind::BrokenPipe => BatchError::OutputClosed,
-        _ => BatchError::Write {
-            name: name.clone(),
-            source,
-        },
-    };
-    let summary = {
-        let mut out = io::BufWriter::new(&mut sink);
-        let summary = write_puzzles(config, &mut out, observer)?.map_err(write_error)?;
-        out.flush().map_err(write_error)?;
-        summary
-    };
-    if observer.should_stop() {
+    let (mut sink, name) = open_output(output)?;
+    let engine = Engine::new(config.threads.unwrap_or(0))?;
+    observer.start(Work::Records(config.count), None);
+    let mut out = io::BufWriter::new(&mut sink);
+    let summary = write_puzzles(config, &engine, &mut out, observer)
+        .and_then(|summary| out.flush().map(|()| summary))
+        .map_err(|e| write_error(&name, e))?;
+    drop(out);
+    let Some(summary) = summary else {
         return Err(BatchError::Stopped);
-    }
-    sink.finish().map_err(write_error)?;
+    };
+    finish_output(sink, &name)?;
     Ok(summary)
 }
 
-/// The generation loop; the outer result is the engine's, the inner one the output's.
+/// The generation loop: the summary, or `None` when the observer stopped it.
 fn write_puzzles(
     config: &GenerateConfig,
+    engine: &Engine,
     out: &mut dyn Write,
     observer: &mut dyn Observer,
-) -> Result<io::Result<Summary>, BatchError> {
+) -> io::Result<Option<Summary>> {
     let start = Instant::now();
-    let engine = Engine::new(config.threads.unwrap_or(0))?;
-    observer.start(Work::Records(config.count), None);
     let target = match config.mode {
         Mode::Minimal => None,
         mode => config.clues.or(mode.default_clues()),
@@ -236,21 +219,19 @@ fn write_puzzles(
             );
             buf.push(b'\n');
         }
-        if let Err(e) = out.write_all(&buf) {
-            return Ok(Err(e));
-        }
+        out.write_all(&buf)?;
         summary.puzzles += chunk.len() as u64;
         observer.progress(Progress::new(0, summary.puzzles));
         first = last;
         if observer.should_stop() {
-            break;
+            return Ok(None);
         }
     }
     if summary.puzzles == 0 {
         summary.min_clues = 0;
     }
     summary.elapsed = start.elapsed();
-    Ok(Ok(summary))
+    Ok(Some(summary))
 }
 
 /// Puzzle number `index` of the run with `seed`: a pure function of its arguments.

@@ -150,11 +150,7 @@ pub mod fuzzing {
         }
         /// Where a shard starting at `p` starts (any `p`).
         pub fn record_start_at_or_after(&self, data: &[u8], p: usize) -> usize {
-            match p {
-                0 => 0,
-                p if p >= data.len() => data.len(),
-                p => self.0.record_start_at_or_after(data, 0, p),
-            }
+            self.0.shard_start(data, 0, p)
         }
         pub fn separator(&self) -> &'static [u8] {
             self.0.block_separator()

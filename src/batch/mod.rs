@@ -369,26 +369,12 @@ fn run_once(
         slots,
     };
     let (read, written) = plan.run(&engine, reader, &mut sink, observer, filter);
-    let write_error = |source: io::Error| match source.kind() {
-        io::ErrorKind::BrokenPipe => BatchError::OutputClosed,
-        _ => BatchError::Write {
-            name: out_name.clone(),
-            source,
-        },
-    };
-    let written = written.map_err(write_error)?;
+    let written = written.map_err(|e| write_error(&out_name, e))?;
     if written.stopped {
         return Err(BatchError::Stopped);
     }
     read.map_err(|source| BatchError::Read { name, source })?;
-    match &sink {
-        Sink::File(file) => {
-            let path = file.dest().to_path_buf();
-            sink.finish()
-                .map_err(|source| BatchError::Finish { path, source })?
-        }
-        _ => sink.finish().map_err(write_error)?,
-    }
+    finish_output(sink, &out_name)?;
     let seconds = started.elapsed().as_secs_f64();
     Ok(Summary {
         tally: written.tally,
@@ -464,7 +450,7 @@ fn open_input(input: Input<'_>, block_size: usize) -> Result<(Reader<'_>, String
 }
 
 /// The sink of the output, and its name for messages.
-fn open_output(output: Output<'_>) -> Result<(Sink<'_>, String), BatchError> {
+pub(crate) fn open_output(output: Output<'_>) -> Result<(Sink<'_>, String), BatchError> {
     match output {
         Output::Writer { name, writer } => Ok((Sink::Writer(writer), name)),
         Output::Path(path) => {
@@ -473,6 +459,29 @@ fn open_output(output: Output<'_>) -> Result<(Sink<'_>, String), BatchError> {
                 Sink::file(path.clone()).map_err(|source| BatchError::Create { path, source })?;
             Ok((sink, name))
         }
+    }
+}
+
+/// A write error on the output called `name`; a closed pipe is [`BatchError::OutputClosed`].
+pub(crate) fn write_error(name: &str, source: io::Error) -> BatchError {
+    match source.kind() {
+        io::ErrorKind::BrokenPipe => BatchError::OutputClosed,
+        _ => BatchError::Write {
+            name: name.to_string(),
+            source,
+        },
+    }
+}
+
+/// Completes the output called `name`: a file is moved into place, a stream flushed.
+pub(crate) fn finish_output(sink: Sink<'_>, name: &str) -> Result<(), BatchError> {
+    match &sink {
+        Sink::File(file) => {
+            let path = file.dest().to_path_buf();
+            sink.finish()
+                .map_err(|source| BatchError::Finish { path, source })
+        }
+        _ => sink.finish().map_err(|e| write_error(name, e)),
     }
 }
 

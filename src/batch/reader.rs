@@ -178,13 +178,8 @@ impl<'a> Reader<'a> {
         let (data, first) = (&map[..], *pos);
         let len = (data.len() - first) as u128;
         let cut = |k: u64| first + (len * u128::from(k) / u128::from(count)) as usize;
-        let record_start = |p: usize| match p {
-            p if p <= first => first,
-            p if p >= data.len() => data.len(),
-            p => format.record_start_at_or_after(data, first, p),
-        };
-        let start = record_start(cut(index - 1));
-        *end = record_start(cut(index));
+        let start = format.shard_start(data, first, cut(index - 1));
+        *end = format.shard_start(data, first, cut(index));
         *pos = start;
         Ok(Some(Shard {
             map: Some(Arc::clone(map)),

@@ -480,7 +480,7 @@ impl CsvReader<'_> {
         loop {
             if self.segment.is_none() {
                 self.segment = Some(self.segments.next()?);
-                self.core = CoreReader::new();
+                self.core.restart();
                 (self.pos, self.index, self.walk) = (0, 0, RowWalk::new());
             }
             let segment = self.segment.as_ref().expect("a segment is being read");
@@ -492,12 +492,12 @@ impl CsvReader<'_> {
             self.pos = segment.bytes.len() - input.len();
             self.row = row;
             self.index += 1;
-            let is_last = input.iter().all(|&b| b == b'\n' || b == b'\r');
             let rec = self.core.fields(row);
             if rec.len() == 1 && rec.get(0).unwrap_or_default().trim_ascii().is_empty() {
                 return Some(None); // a blank line: not a record
             }
-            return Some(Some(segment.last_unterminated && is_last));
+            let is_last = || input.iter().all(|&b| b == b'\n' || b == b'\r');
+            return Some(Some(segment.last_unterminated && is_last()));
         }
     }
 }
@@ -572,11 +572,11 @@ impl Renderer<CsvReader<'_>> for CsvRenderer<'_> {
     fn render(&mut self, reader: &mut CsvReader<'_>, outcome: &Outcome, out: &mut Vec<u8>) {
         let rec = reader.fields();
         let layout = self.layout;
+        // In place: the answer, or the column's own value when there is none.
         self.value.clear();
-        let has_value = outcome.write_value(&mut self.value);
+        let fill = layout.fills && outcome.write_value(&mut self.value);
         for i in 0..layout.width.max(rec.len()) {
-            // In place: the answer, or the column's own value when there is none.
-            if layout.fills && has_value && Some(i) == layout.solution {
+            if fill && Some(i) == layout.solution {
                 self.writer.field(out, &self.value);
             } else {
                 self.writer.field(out, rec.get(i).unwrap_or_default());
@@ -772,10 +772,20 @@ impl<'a> Fields<'a> {
 impl CoreReader {
     fn new() -> CoreReader {
         CoreReader {
-            core: csv_core::ReaderBuilder::new().comment(Some(b'#')).build(),
+            core: Self::core(),
             bytes: vec![0; 1024],
             ends: vec![0; 16],
         }
+    }
+
+    /// Starts reading from the start of a row again (a new segment), keeping the buffers.
+    fn restart(&mut self) {
+        self.core = Self::core();
+    }
+
+    /// csv-core with this engine's settings: `#` starts a comment line.
+    fn core() -> csv_core::Reader {
+        csv_core::ReaderBuilder::new().comment(Some(b'#')).build()
     }
 
     /// Reads the next row of `input` (advanced past it): the lengths of its field bytes and of

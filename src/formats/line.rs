@@ -24,9 +24,9 @@ impl TextFormat for LineFormat {
         text::last_line_end(buf)
     }
 
-    fn record_start_at_or_after(&self, data: &[u8], first: usize, p: usize) -> usize {
+    fn record_start_at_or_after(&self, data: &[u8], _first: usize, p: usize) -> usize {
         // The line that holds byte p - 1 ends the previous shard's records.
-        text::line_end(data, p - 1).max(first)
+        text::line_end(data, p - 1)
     }
 
     fn answer_block(&self, block: &[u8], task: Task, out: &mut BlockOut) {

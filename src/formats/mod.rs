@@ -43,6 +43,17 @@ pub(crate) trait TextFormat: Send + Sync {
     /// `p` (or `data.len()`). Shards cut here, so each record falls in exactly one shard.
     fn record_start_at_or_after(&self, data: &[u8], first: usize, p: usize) -> usize;
 
+    /// Where a shard that starts at byte `p` of `data` (whose records start at `first`) starts:
+    /// `first` at or before it, the end at or past the end, else the first record boundary at or
+    /// after `p`.
+    fn shard_start(&self, data: &[u8], first: usize, p: usize) -> usize {
+        match p {
+            p if p <= first => first,
+            p if p >= data.len() => data.len(),
+            p => self.record_start_at_or_after(data, first, p),
+        }
+    }
+
     /// Bytes the writer puts between two non-empty blocks (grids are separated by blank lines).
     fn block_separator(&self) -> &'static [u8] {
         b""
