@@ -40,6 +40,8 @@
 
 mod batch;
 pub mod bench;
+#[cfg(feature = "parquet")]
+mod columnar;
 mod dataset;
 mod engine;
 mod formats;
@@ -51,20 +53,24 @@ mod rng;
 mod solver;
 mod task;
 
-pub use batch::{run, BatchError, Config, Input, Output, Shard, ShardError, Summary, MAX_THREADS};
+pub use batch::{
+    run, BatchError, Config, Input, Output, OutputFormat, Shard, ShardError, Summary, MAX_THREADS,
+};
 pub use dataset::canon::{canonical, Canonicalizer};
 pub use dataset::dedupe::Deduper;
 pub use dataset::rate::{rate, Rating};
 pub use dataset::symmetry::Transform;
 pub use engine::{Engine, EngineError};
 pub use formats::line::puzzles as line_puzzles;
-pub use formats::{detect, Detected, FormatChoice, FormatError, PUZZLE_NAMES, SOLUTION_NAMES};
+pub use formats::{
+    binary, detect, Binary, Detected, FormatChoice, FormatError, PUZZLE_NAMES, SOLUTION_NAMES,
+};
 pub use grid::{Clash, Grid, ParseError, Unit, CELLS};
 pub use observe::{Message, Observer, Progress, Silent, Work};
 pub use solver::{count, lexmin, solve, Counted, Solved};
 pub use task::{
     answer, Column, ColumnType, Invalid, Outcome, Problem, Record, Tally, Task, TaskError,
-    TaskOptions, Wrong, STATUS, TASK_NAMES,
+    TaskOptions, Value, Wrong, STATUS, TASK_NAMES,
 };
 
 /// Removes the output files of runs still in progress (their temporary names), for a front end's

@@ -64,6 +64,8 @@ pub struct Config {
     pub shard: Option<Shard>,
     /// Run on this engine's pool (its threads) instead of a pool made for the run.
     pub engine: Option<Arc<Engine>>,
+    /// The output's format (a Parquet or Arrow input may be written in another).
+    pub output_format: OutputFormat,
 }
 
 impl Default for Config {
@@ -86,7 +88,13 @@ impl Config {
             max_messages: 20,
             shard: None,
             engine: None,
+            output_format: OutputFormat::Auto,
         }
+    }
+    /// Sets the output format.
+    pub fn output_format(mut self, format: OutputFormat) -> Self {
+        self.output_format = format;
+        self
     }
     /// Sets the input format.
     pub fn format(mut self, format: FormatChoice) -> Self {
@@ -128,6 +136,74 @@ impl Config {
     pub fn engine(mut self, engine: Arc<Engine>) -> Self {
         self.engine = Some(engine);
         self
+    }
+}
+
+/// The format of the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum OutputFormat {
+    /// A text input is answered in its own format. A Parquet or Arrow input: the format the
+    /// output file's name says (`.parquet`; `.arrow`, `.feather` or `.ipc`; `.csv`), else lines.
+    #[default]
+    Auto,
+    /// One answer per line.
+    Line,
+    /// Every input column, then the result columns and the status (Parquet or Arrow input).
+    Csv,
+    /// A Parquet file: every input column with its type, then the result columns and the status.
+    Parquet,
+    /// An Arrow IPC file (Feather v2), with the same columns as Parquet.
+    Arrow,
+}
+
+impl OutputFormat {
+    /// Every output format's name.
+    pub const NAMES: [&'static str; 5] = ["auto", "line", "csv", "parquet", "arrow"];
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Auto => "auto",
+            OutputFormat::Line => "line",
+            OutputFormat::Csv => "csv",
+            OutputFormat::Parquet => "parquet",
+            OutputFormat::Arrow => "arrow",
+        }
+    }
+
+    /// The format a file's name asks for: by its extension, else [`OutputFormat::Line`].
+    pub fn from_path(path: &std::path::Path) -> OutputFormat {
+        let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        match extension.to_ascii_lowercase().as_str() {
+            "parquet" | "pq" => OutputFormat::Parquet,
+            "arrow" | "feather" | "ipc" => OutputFormat::Arrow,
+            "csv" => OutputFormat::Csv,
+            _ => OutputFormat::Line,
+        }
+    }
+}
+
+impl std::fmt::Display for OutputFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = FormatError;
+
+    fn from_str(name: &str) -> Result<OutputFormat, FormatError> {
+        const ALL: [OutputFormat; 5] = [
+            OutputFormat::Auto,
+            OutputFormat::Line,
+            OutputFormat::Csv,
+            OutputFormat::Parquet,
+            OutputFormat::Arrow,
+        ];
+        ALL.into_iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| FormatError::UnknownOutputFormat(name.to_string()))
     }
 }
 
@@ -355,11 +431,62 @@ fn run_once(
     };
     let threads = engine.threads();
     let slots = 2 * threads + 2;
-    let block_size = (SLOT_BUDGET / 2 / slots).clamp(MIN_BLOCK, MAX_BLOCK);
-    let (mut reader, name) = open_input(input, block_size)?;
+    // A text input is answered in its own format; a columnar one by default in the format its
+    // output's name says.
+    let output_format = match (config.output_format, &output) {
+        (OutputFormat::Auto, Output::Path(path)) => OutputFormat::from_path(path),
+        (OutputFormat::Auto, _) => OutputFormat::Line,
+        (chosen, _) => chosen,
+    };
+    #[cfg(feature = "parquet")]
+    let input = match columnar_file(input, config)? {
+        Sniffed::Columnar(columnar) => {
+            let (sink, out_name) = open_output(output)?;
+            return columnar.run(
+                config,
+                engine,
+                sink,
+                out_name,
+                output_format,
+                observer,
+                filter,
+            );
+        }
+        Sniffed::Text(input) => input,
+    };
     // The output is checked before the input is read: a bad `-o` fails at once.
     let (mut sink, out_name) = open_output(output)?;
+    #[cfg(feature = "parquet")]
+    let input = match columnar_stream(input, config)? {
+        Sniffed::Columnar(columnar) => {
+            return columnar.run(
+                config,
+                engine,
+                sink,
+                out_name,
+                output_format,
+                observer,
+                filter,
+            );
+        }
+        Sniffed::Text(input) => input,
+    };
+    let block_size = (SLOT_BUDGET / 2 / slots).clamp(MIN_BLOCK, MAX_BLOCK);
+    let (mut reader, name) = open_input(input, block_size)?;
     let (opened, shard) = open_records(&mut reader, &name, config)?;
+    let own_format = match opened.format.name() {
+        "csv" => OutputFormat::Csv,
+        _ => OutputFormat::Line,
+    };
+    if config.output_format != OutputFormat::Auto && output_format != own_format {
+        return Err(BatchError::Format {
+            name,
+            source: FormatError::OutputFormat {
+                output: output_format.name(),
+                input: opened.format.name(),
+            },
+        });
+    }
     let work = reader.total_len().map_or(Work::Unknown, Work::Bytes);
     observer.start(work, opened.note.as_deref());
     let plan = Plan {
@@ -384,6 +511,116 @@ fn run_once(
         threads,
         messages_not_shown: written.messages_not_shown,
         against_unread: None,
+    })
+}
+
+/// An input as its first bytes show it: a columnar file, or text.
+#[cfg(feature = "parquet")]
+enum Sniffed<'a> {
+    Columnar(Columnar),
+    Text(Input<'a>),
+}
+
+/// A columnar input found by its magic bytes.
+#[cfg(feature = "parquet")]
+struct Columnar {
+    kind: crate::columnar::Kind,
+    data: crate::columnar::Data,
+    name: String,
+}
+
+#[cfg(feature = "parquet")]
+impl Columnar {
+    #[allow(clippy::too_many_arguments)] // run_once's state, handed on whole
+    fn run(
+        self,
+        config: &Config,
+        engine: Arc<Engine>,
+        sink: Sink<'_>,
+        out_name: String,
+        format: OutputFormat,
+        observer: &mut dyn Observer,
+        filter: Option<&mut (dyn Filter + 'static)>,
+    ) -> Result<Summary, BatchError> {
+        let run = crate::columnar::Run {
+            config,
+            engine,
+            name: self.name,
+            format,
+        };
+        run.run(self.kind, self.data, sink, out_name, observer, filter)
+    }
+}
+
+/// Up to 8 first bytes of `reader`: enough for every magic number.
+#[cfg(feature = "parquet")]
+fn head(reader: &mut dyn Read) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(8);
+    reader.take(8).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// A regular file that starts with a columnar format's magic (when no text format was named)
+/// is read by its own reader. An input that cannot be opened is reported here, before the
+/// output is made.
+#[cfg(feature = "parquet")]
+fn columnar_file<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>, BatchError> {
+    use crate::columnar::{Data, Kind};
+    let Input::Path(path) = input else {
+        return Ok(Sniffed::Text(input));
+    };
+    if config.format != FormatChoice::Auto {
+        return Ok(Sniffed::Text(Input::Path(path)));
+    }
+    let mut file = match File::open(&path) {
+        Ok(file) => file,
+        Err(source) => return Err(BatchError::Open { path, source }),
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        // A FIFO or a special file is streamed as text; its bytes cannot be read twice.
+        return Ok(Sniffed::Text(Input::Path(path)));
+    }
+    let name = path.display().to_string();
+    let head = head(&mut file).map_err(|source| BatchError::Read {
+        name: name.clone(),
+        source,
+    })?;
+    Ok(match Kind::of(&head) {
+        Some(kind) => Sniffed::Columnar(Columnar {
+            kind,
+            data: Data::File(file),
+            name,
+        }),
+        None => Sniffed::Text(Input::Path(path)),
+    })
+}
+
+/// A stream (stdin) that starts with a columnar format's magic is read whole, then by that
+/// format's reader; a text stream goes on as text, its first bytes put back.
+#[cfg(feature = "parquet")]
+fn columnar_stream<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>, BatchError> {
+    use crate::columnar::{Data, Kind};
+    let Input::Reader { name, mut reader } = input else {
+        return Ok(Sniffed::Text(input));
+    };
+    if config.format != FormatChoice::Auto {
+        return Ok(Sniffed::Text(Input::Reader { name, reader }));
+    }
+    let read_error = |source| BatchError::Read {
+        name: name.clone(),
+        source,
+    };
+    let head = head(&mut reader).map_err(read_error)?;
+    Ok(match Kind::of(&head) {
+        Some(kind) => Sniffed::Columnar(Columnar {
+            kind,
+            data: Data::read_all(head, reader).map_err(read_error)?,
+            name,
+        }),
+        None => Sniffed::Text(Input::Reader {
+            name,
+            reader: Box::new(io::Cursor::new(head).chain(reader)),
+        }),
     })
 }
 

@@ -7,7 +7,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use sudoku_batch::generate::Mode;
-use sudoku_batch::{Config, FormatChoice, Input, Output, Shard, Task, MAX_THREADS};
+use sudoku_batch::{Config, FormatChoice, Input, Output, OutputFormat, Shard, Task, MAX_THREADS};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -106,10 +106,14 @@ pub struct Common {
     /// Input format (auto: detected from a sample of the input).
     #[arg(long, default_value_t = FormatChoice::Auto, value_parser = format_choice())]
     pub format: FormatChoice,
-    /// CSV: the header name of the puzzle column.
+    /// Output format (auto: a text input's own format; a Parquet or Arrow input's output follows
+    /// the output file's name: .parquet, .arrow or .feather, .csv, else one answer per line).
+    #[arg(long, default_value_t = OutputFormat::Auto, value_parser = output_format())]
+    pub output_format: OutputFormat,
+    /// CSV, Parquet, Arrow: the name of the puzzle column.
     #[arg(long, value_name = "NAME")]
     pub column: Option<String>,
-    /// CSV: the header name of the solution column, which `check` verifies and `solve` fills
+    /// CSV, Parquet, Arrow: the name of the solution column, which `check` verifies and `solve` fills
     /// (default: `solution`, `solutions` or `answer`).
     #[arg(long, value_name = "NAME")]
     pub solution_column: Option<String>,
@@ -136,6 +140,12 @@ pub struct Common {
 /// `--format`: the library's format names.
 fn format_choice() -> impl TypedValueParser<Value = FormatChoice> {
     PossibleValuesParser::new(FormatChoice::names())
+        .map(|name| name.parse().expect("a name the library listed"))
+}
+
+/// `--output-format`: the library's output format names.
+fn output_format() -> impl TypedValueParser<Value = OutputFormat> {
+    PossibleValuesParser::new(OutputFormat::NAMES)
         .map(|name| name.parse().expect("a name the library listed"))
 }
 
@@ -209,6 +219,7 @@ impl Command {
         };
         let config = Config::new(self.task()?)
             .format(common.format)
+            .output_format(common.output_format)
             .column(common.column.clone())
             .solution_column(common.solution_column.clone())
             .against(match self {

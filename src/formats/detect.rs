@@ -68,6 +68,8 @@ impl std::str::FromStr for FormatChoice {
 pub enum FormatError {
     #[error("unknown format {0:?}; expected auto, line, grid or csv")]
     UnknownFormat(String),
+    #[error("unknown output format {0:?}; expected auto, line, csv, parquet or arrow")]
+    UnknownOutputFormat(String),
     #[error("check needs puzzles that carry solutions (line or CSV format), not grids")]
     CheckNeedsSolutions,
     #[error("the CSV header row is longer than 64 KiB")]
@@ -92,6 +94,64 @@ pub enum FormatError {
     SameColumn { name: String },
     #[error("dedupe needs records on lines (line or CSV format), not grids")]
     DedupeNeedsRecordLines,
+    /// A columnar input's puzzle or solution column does not hold text.
+    #[error("column {name:?} holds {data_type}, not text (puzzles are 81-character strings)")]
+    NotText { name: String, data_type: String },
+    /// The output format asked for cannot be written from this input.
+    #[error("{output} output needs a Parquet or Arrow input; a {input} input is answered in its own format")]
+    OutputFormat {
+        output: &'static str,
+        input: &'static str,
+    },
+    /// The input is not text: a known binary format, or bytes no text file holds.
+    #[error("not a text file of puzzles: {0}")]
+    Binary(Binary),
+}
+
+/// What a binary input is, as far as its first bytes tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+#[allow(missing_docs)] // each variant's message says what it is
+pub enum Binary {
+    #[error("it is a Parquet file, which this build cannot read (build with the `parquet` feature), or a named text --format was given (leave --format out)")]
+    Parquet,
+    #[error("it is an Arrow IPC (Feather) file, which this build cannot read (build with the `parquet` feature), or a named text --format was given (leave --format out)")]
+    ArrowIpc,
+    #[error("it is {0}-compressed; decompress it first (for example `zcat FILE | sudoku-batch solve -`)")]
+    Compressed(&'static str),
+    #[error("it is a ZIP archive; extract the file first")]
+    Zip,
+    #[error("it is full of NUL bytes (binary data, or UTF-16 text: save it as UTF-8)")]
+    Nul,
+}
+
+/// The binary format `prefix` (an input's first bytes) starts with, if it is not text.
+pub fn binary(prefix: &[u8]) -> Option<Binary> {
+    const MAGIC: [(&[u8], Binary); 7] = [
+        (b"PAR1", Binary::Parquet),
+        (b"ARROW1", Binary::ArrowIpc),
+        (b"\x1f\x8b", Binary::Compressed("gzip")),
+        (b"\x28\xb5\x2f\xfd", Binary::Compressed("zstd")),
+        (b"\xfd7zXZ\x00", Binary::Compressed("xz")),
+        (b"BZh", Binary::Compressed("bzip2")),
+        (b"PK\x03\x04", Binary::Zip),
+    ];
+    // bzip2's magic is text; a block header must follow it.
+    let bzip2 = |p: &[u8]| {
+        p.len() >= 10 && (b'1'..=b'9').contains(&p[3]) && p[4..10] == *b"\x31\x41\x59\x26\x53\x59"
+    };
+    MAGIC
+        .iter()
+        .find(|(magic, what)| {
+            prefix.starts_with(magic) && (*what != Binary::Compressed("bzip2") || bzip2(prefix))
+        })
+        .map(|&(_, what)| what)
+        .or_else(|| {
+            // A stray NUL in a text line is that record's problem (it gets its status); binary
+            // data and UTF-16 text have them everywhere.
+            let nuls = memchr::memchr_iter(0, prefix).count();
+            (nuls >= 4 && nuls * 100 >= prefix.len()).then_some(Binary::Nul)
+        })
 }
 
 /// An input opened for a task: its format and where its records start.
@@ -133,6 +193,9 @@ pub(crate) fn open(
     solution_column: Option<&str>,
     task: Task,
 ) -> Result<Opened, FormatError> {
+    if let Some(what) = binary(prefix) {
+        return Err(FormatError::Binary(what));
+    }
     let bom = if prefix.starts_with(BOM) {
         BOM.len()
     } else {

@@ -9,7 +9,7 @@
 mod outcome;
 mod tally;
 
-pub use outcome::{Invalid, Outcome, Problem, Wrong};
+pub use outcome::{Invalid, Outcome, Problem, Value, Wrong};
 pub use tally::Tally;
 
 use crate::dataset::{canon, rate};

@@ -41,6 +41,9 @@ pub enum Invalid {
     /// A record handed over as a value that is not text (from Python: `None`, a number).
     #[error("not a puzzle string (str or bytes)")]
     NotText,
+    /// A columnar input (Parquet, Arrow): the puzzle cell of this row is null.
+    #[error("the puzzle is null")]
+    Null,
 }
 
 /// Why a carried solution is wrong (`check`).
@@ -102,6 +105,22 @@ pub enum Outcome {
     Invalid(Invalid),
 }
 
+/// The typed value of one result column (see [`crate::Task::columns`]): what a columnar output
+/// (Parquet, Arrow) or a binding stores where text output writes [`Outcome::write_column`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+#[allow(missing_docs)] // the column types say what each holds
+pub enum Value {
+    /// [`crate::ColumnType::Grid`]: a solution or a canonical form.
+    Grid(Grid),
+    /// [`crate::ColumnType::Count`]: solutions found; the limit itself means "the limit or more".
+    Count(u32),
+    /// [`crate::ColumnType::Float`]: a rating.
+    Float(f64),
+    /// [`crate::ColumnType::Bool`].
+    Bool(bool),
+}
+
 /// A record that did not get a plain answer, as reported in a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -161,6 +180,18 @@ impl Outcome {
             _ => return false,
         }
         true
+    }
+
+    /// The typed value of the task's result column `index` for this outcome, if it has one
+    /// (the value [`Outcome::write_column`] writes as text).
+    pub fn value(&self, index: usize) -> Option<Value> {
+        match (*self, index) {
+            (Outcome::Solved(grid) | Outcome::Canonical(grid), 0) => Some(Value::Grid(grid)),
+            (Outcome::Counted { found, .. }, 0) => Some(Value::Count(found)),
+            (Outcome::Rated(rating), 0) => Some(Value::Float(rating.mean_guesses())),
+            (Outcome::Rated(rating), 1) => Some(Value::Bool(rating.singles)),
+            _ => None,
+        }
     }
 
     /// Appends the status: `solved`, `ok`, `unsolvable`, `wrong: <reason>` or `invalid: <reason>`.

@@ -1,0 +1,468 @@
+//! Columnar inputs: Parquet and Arrow IPC (Feather v2) files, read by their own readers and
+//! answered batch by batch.
+//!
+//! ```text
+//! FILE --reader thread: one unit at a time (a Parquet row group, an Arrow record batch),
+//!        decoded in record batches of at most BATCH_ROWS rows
+//!      --> this thread: the puzzle column read in place, every row answered on the engine's pool
+//!      --> writer thread: tally and messages (row numbers), result columns built, written in
+//!          order (Parquet, Arrow, CSV or lines) --> OUTPUT (atomic, as every run's)
+//! ```
+//!
+//! Both channels are bounded, so a few batches are in flight whatever the file's size; a
+//! Parquet output gets one row group per input row group. A shard is a contiguous run of
+//! units: the outputs of shards 1..=N, read in order, hold the unsharded output's rows.
+
+mod sink;
+mod table;
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use bytes::Bytes;
+use crossbeam_channel::{bounded, Receiver};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+use parquet::file::reader::ChunkReader;
+
+use crate::batch::output::Sink;
+use crate::batch::{write_error, BatchError, Config, Filter, OutputFormat, Summary};
+use crate::engine::Engine;
+use crate::observe::{Message, Observer, Progress, Work};
+use crate::task::{Outcome, Tally};
+use sink::TableWriter;
+use table::Layout;
+
+/// Rows decoded and answered at a time: enough to keep every worker busy, few enough that the
+/// batches in flight stay a few megabytes.
+const BATCH_ROWS: usize = 32 * 1024;
+
+/// A columnar file format, known by its magic bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Parquet,
+    Arrow,
+}
+
+impl Kind {
+    /// The format `head` (a file's first bytes) starts with, if it is a columnar one.
+    pub fn of(head: &[u8]) -> Option<Kind> {
+        if head.starts_with(b"PAR1") {
+            Some(Kind::Parquet)
+        } else if head.starts_with(b"ARROW1") {
+            Some(Kind::Arrow)
+        } else {
+            None
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Parquet => "parquet",
+            Kind::Arrow => "arrow",
+        }
+    }
+}
+
+/// A columnar input's bytes: a file (read where needed, never whole), or a stream read into
+/// memory (Parquet's index is at the end of the file).
+pub(crate) enum Data {
+    File(File),
+    Memory(Bytes),
+}
+
+impl Data {
+    /// A stream's bytes, read whole: `head` is what was read of it already.
+    pub fn read_all(head: Vec<u8>, mut rest: impl Read) -> io::Result<Data> {
+        let mut all = head;
+        rest.read_to_end(&mut all)?;
+        Ok(Data::Memory(Bytes::from(all)))
+    }
+}
+
+/// A table read one unit at a time.
+trait Source: Send {
+    fn schema(&self) -> SchemaRef;
+    /// Rows of each unit.
+    fn units(&self) -> Vec<u64>;
+    /// Decodes unit `i` and hands over its batches.
+    fn read(
+        &mut self,
+        unit: usize,
+        each: &mut dyn FnMut(RecordBatch) -> bool,
+    ) -> Result<(), String>;
+}
+
+/// What can be opened again for another row group's reader.
+trait Reopen: ChunkReader + Sized + 'static {
+    fn reopen(&self) -> io::Result<Self>;
+}
+
+impl Reopen for File {
+    fn reopen(&self) -> io::Result<File> {
+        self.try_clone()
+    }
+}
+
+impl Reopen for Bytes {
+    fn reopen(&self) -> io::Result<Bytes> {
+        Ok(self.clone())
+    }
+}
+
+struct ParquetSource<T> {
+    data: T,
+    metadata: ArrowReaderMetadata,
+}
+
+impl<T: Reopen> ParquetSource<T> {
+    fn open(data: T) -> Result<ParquetSource<T>, String> {
+        let metadata = ArrowReaderMetadata::load(&data, ArrowReaderOptions::new())
+            .map_err(|e| e.to_string())?;
+        Ok(ParquetSource { data, metadata })
+    }
+}
+
+impl<T: Reopen> Source for ParquetSource<T> {
+    fn schema(&self) -> SchemaRef {
+        Arc::clone(self.metadata.schema())
+    }
+
+    fn units(&self) -> Vec<u64> {
+        let groups = self.metadata.metadata().row_groups();
+        groups.iter().map(|g| g.num_rows().max(0) as u64).collect()
+    }
+
+    fn read(
+        &mut self,
+        unit: usize,
+        each: &mut dyn FnMut(RecordBatch) -> bool,
+    ) -> Result<(), String> {
+        let data = self.data.reopen().map_err(|e| e.to_string())?;
+        let reader =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(data, self.metadata.clone())
+                .with_row_groups(vec![unit])
+                .with_batch_size(BATCH_ROWS)
+                .build()
+                .map_err(|e| e.to_string())?;
+        for batch in reader {
+            if !each(batch.map_err(|e| e.to_string())?) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct ArrowSource<R: Read + io::Seek> {
+    reader: arrow_ipc::reader::FileReader<R>,
+    units: Vec<u64>,
+}
+
+impl<R: Read + io::Seek + Send> ArrowSource<R> {
+    fn open(data: R) -> Result<ArrowSource<R>, String> {
+        let mut reader =
+            arrow_ipc::reader::FileReader::try_new(data, None).map_err(|e| e.to_string())?;
+        // The footer does not give each batch's rows; one pass over the batches does.
+        let mut units = Vec::with_capacity(reader.num_batches());
+        for i in 0..reader.num_batches() {
+            reader.set_index(i).map_err(|e| e.to_string())?;
+            let batch = reader.next().transpose().map_err(|e| e.to_string())?;
+            units.push(batch.map_or(0, |b| b.num_rows() as u64));
+        }
+        Ok(ArrowSource { reader, units })
+    }
+}
+
+impl<R: Read + io::Seek + Send> Source for ArrowSource<R> {
+    fn schema(&self) -> SchemaRef {
+        self.reader.schema()
+    }
+
+    fn units(&self) -> Vec<u64> {
+        self.units.clone()
+    }
+
+    fn read(
+        &mut self,
+        unit: usize,
+        each: &mut dyn FnMut(RecordBatch) -> bool,
+    ) -> Result<(), String> {
+        self.reader.set_index(unit).map_err(|e| e.to_string())?;
+        if let Some(batch) = self.reader.next() {
+            let batch = batch.map_err(|e| e.to_string())?;
+            // A big batch is answered in slices, as a Parquet row group is.
+            let mut start = 0;
+            while start < batch.num_rows() {
+                let len = BATCH_ROWS.min(batch.num_rows() - start);
+                if !each(batch.slice(start, len)) {
+                    break;
+                }
+                start += len;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn open_source(kind: Kind, data: Data) -> Result<Box<dyn Source>, String> {
+    Ok(match (kind, data) {
+        (Kind::Parquet, Data::File(f)) => Box::new(ParquetSource::open(f)?),
+        (Kind::Parquet, Data::Memory(b)) => Box::new(ParquetSource::open(b)?),
+        (Kind::Arrow, Data::File(f)) => Box::new(ArrowSource::open(io::BufReader::new(f))?),
+        (Kind::Arrow, Data::Memory(b)) => Box::new(ArrowSource::open(io::Cursor::new(b))?),
+    })
+}
+
+/// What the reader thread hands on.
+enum Piece {
+    Batch(RecordBatch),
+    /// The end of a unit (a Parquet output ends its row group here).
+    UnitEnd,
+    Failed(String),
+}
+
+/// What this thread hands the writer.
+enum Answered {
+    Batch(RecordBatch, Vec<Outcome>),
+    UnitEnd,
+}
+
+/// A columnar run: what the batch pipeline settled before handing the input over.
+pub(crate) struct Run<'c> {
+    pub config: &'c Config,
+    pub engine: Arc<Engine>,
+    /// The input's name in messages.
+    pub name: String,
+    /// The output format (not `Auto`).
+    pub format: OutputFormat,
+}
+
+impl Run<'_> {
+    /// Answers every row of a columnar input: the columnar counterpart of the text pipeline's
+    /// run, with the same summary, messages (numbered by row) and output guarantees.
+    pub fn run(
+        self,
+        kind: Kind,
+        data: Data,
+        mut sink: Sink<'_>,
+        out_name: String,
+        observer: &mut dyn Observer,
+        filter: Option<&mut (dyn Filter + 'static)>,
+    ) -> Result<Summary, BatchError> {
+        let Run {
+            config,
+            engine,
+            name,
+            format,
+        } = self;
+        let started = Instant::now();
+        let read_error = |message: String| BatchError::Read {
+            name: name.clone(),
+            source: io::Error::new(io::ErrorKind::InvalidData, message),
+        };
+        let mut source = open_source(kind, data).map_err(read_error)?;
+        let schema = source.schema();
+        let units = source.units();
+        let (first_unit, last_unit) = match config.shard {
+            Some(shard) => {
+                let (k, n, len) = (shard.index(), shard.count(), units.len() as u64);
+                (((k - 1) * len / n) as usize, (k * len / n) as usize)
+            }
+            None => (0, units.len()),
+        };
+        let rows_before: u64 = units[..first_unit].iter().sum();
+        let rows: u64 = units[first_unit..last_unit].iter().sum();
+        observer.start(Work::Records(rows), None);
+
+        let (piece_tx, piece_rx) = bounded::<Piece>(2);
+        let (done_tx, done_rx) = bounded::<Answered>(2);
+        let first_shard = config.shard.is_none_or(|s| s.index() == 1);
+        let (read, answered, written) = std::thread::scope(|scope| {
+            let reader = std::thread::Builder::new()
+                .name("sudoku-batch-reader".into())
+                .spawn_scoped(scope, move || {
+                    for unit in first_unit..last_unit {
+                        let mut open = true;
+                        // A decoder that panics on a corrupt file must not look like the end of
+                        // the input: the run then fails instead of writing a short output.
+                        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            source.read(unit, &mut |batch| {
+                                open = piece_tx.send(Piece::Batch(batch)).is_ok();
+                                open
+                            })
+                        }))
+                        .unwrap_or_else(|panic| {
+                            let what = panic
+                                .downcast_ref::<String>()
+                                .map(String::as_str)
+                                .or_else(|| panic.downcast_ref::<&str>().copied())
+                                .unwrap_or("no reason given");
+                            Err(format!("the file is corrupt (its decoder failed: {what})"))
+                        });
+                        if let Err(message) = read {
+                            let _ = piece_tx.send(Piece::Failed(message));
+                            return;
+                        }
+                        if !open || piece_tx.send(Piece::UnitEnd).is_err() {
+                            return;
+                        }
+                    }
+                })
+                .expect("cannot start the reader thread");
+            // The first batch shows which column holds the puzzles when no name says so.
+            let first = match piece_rx.recv() {
+                Ok(Piece::Failed(message)) => return (Err(message), Ok(None), None),
+                Ok(piece) => Some(piece),
+                Err(_) => None,
+            };
+            let first_batch = match &first {
+                Some(Piece::Batch(batch)) => Some(batch),
+                _ => None,
+            };
+            let layout = match Layout::find(
+                &schema,
+                first_batch,
+                config.column.as_deref(),
+                config.solution_column.as_deref(),
+                config.task,
+            ) {
+                Ok(layout) => layout,
+                Err(e) => {
+                    drop(piece_rx);
+                    let _ = reader.join();
+                    return (Ok(()), Err(e), None);
+                }
+            };
+            let layout = Arc::new(layout);
+            let sink = &mut sink;
+            let for_writer = Arc::clone(&layout);
+            let writer = std::thread::Builder::new()
+                .name("sudoku-batch-writer".into())
+                .spawn_scoped(scope, move || {
+                    let layout = &*for_writer;
+                    let out = TableWriter::new(format, sink, layout, first_shard)?;
+                    write_table(
+                        done_rx,
+                        out,
+                        layout,
+                        observer,
+                        filter,
+                        config.max_messages,
+                        rows_before,
+                    )
+                })
+                .expect("cannot start the writer thread");
+            let mut read = Ok(());
+            for piece in first.into_iter().chain(piece_rx.iter()) {
+                let answered = match piece {
+                    Piece::Batch(batch) => {
+                        let outcomes = engine.install(|| layout.answer(&batch));
+                        Answered::Batch(batch, outcomes)
+                    }
+                    Piece::UnitEnd => Answered::UnitEnd,
+                    Piece::Failed(message) => {
+                        read = Err(message);
+                        break;
+                    }
+                };
+                if done_tx.send(answered).is_err() {
+                    break;
+                }
+            }
+            drop(done_tx);
+            drop(piece_rx);
+            let _ = reader.join();
+            let written = writer.join().expect("the writer thread panicked");
+            (read, Ok(Some(layout.task)), Some(written))
+        });
+        if let Err(e) = answered {
+            return Err(BatchError::Format { name, source: e });
+        }
+        let written = match written {
+            Some(written) => written.map_err(|e| write_error(&out_name, e))?,
+            None => return Err(read_error(read.expect_err("a failed read"))),
+        };
+        if written.stopped {
+            return Err(BatchError::Stopped);
+        }
+        read.map_err(read_error)?;
+        crate::batch::finish_output(sink, &out_name)?;
+        let seconds = started.elapsed().as_secs_f64();
+        Ok(Summary {
+            tally: written.tally,
+            seconds,
+            puzzles_per_second: written.tally.records as f64 / seconds.max(1e-9),
+            format: kind.name(),
+            threads: engine.threads(),
+            messages_not_shown: written.messages_not_shown,
+            against_unread: None,
+        })
+    }
+}
+
+/// What the writer saw.
+#[derive(Debug, Default)]
+struct Written {
+    tally: Tally,
+    messages_not_shown: u64,
+    stopped: bool,
+}
+
+/// Counts and reports every answered batch, and writes it (its kept rows, for a filter).
+fn write_table(
+    batches: Receiver<Answered>,
+    mut out: TableWriter<'_, '_>,
+    layout: &Layout,
+    observer: &mut dyn Observer,
+    mut filter: Option<&mut (dyn Filter + 'static)>,
+    max_messages: usize,
+    rows_before: u64,
+) -> io::Result<Written> {
+    let mut written = Written::default();
+    let mut shown = 0usize;
+    let mut row = rows_before;
+    for answered in batches {
+        let (batch, outcomes) = match answered {
+            Answered::Batch(batch, outcomes) => (batch, outcomes),
+            Answered::UnitEnd => {
+                out.end_unit()?;
+                continue;
+            }
+        };
+        let mut keep = Vec::new();
+        for outcome in &outcomes {
+            row += 1;
+            written.tally.count(outcome);
+            if let Some(problem) = outcome.problem() {
+                if shown < max_messages {
+                    shown += 1;
+                    observer.message(&Message { line: row, problem });
+                } else {
+                    written.messages_not_shown += 1;
+                }
+            }
+            if let Some(filter) = filter.as_deref_mut() {
+                let kept = filter.keep(outcome);
+                written.tally.duplicates += u64::from(!kept);
+                keep.push(kept);
+            }
+        }
+        match filter {
+            Some(_) => out.write_kept(&batch, &keep, layout)?,
+            None => out.write(&batch, &outcomes, layout)?,
+        }
+        observer.progress(Progress::new(0, written.tally.records));
+        if observer.should_stop() {
+            written.stopped = true;
+            return Ok(written);
+        }
+    }
+    out.finish()?;
+    Ok(written)
+}

@@ -1,0 +1,134 @@
+//! Writing an answered table: Parquet, Arrow IPC, CSV (every column, then the results) or
+//! lines (one answer per row, as the line format writes them).
+
+use std::io::{self, Write};
+
+use arrow_array::{BooleanArray, RecordBatch};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+use super::table::{Layout, Strings};
+use crate::batch::output::Sink;
+use crate::batch::OutputFormat;
+use crate::task::Outcome;
+
+/// The output of a columnar run, in its format.
+pub(crate) enum TableWriter<'s, 'a> {
+    Parquet(ArrowWriter<&'s mut Sink<'a>>),
+    Arrow(arrow_ipc::writer::FileWriter<&'s mut Sink<'a>>),
+    Csv(arrow_csv::Writer<&'s mut Sink<'a>>),
+    Lines(&'s mut Sink<'a>, Vec<u8>),
+}
+
+fn other(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
+    io::Error::other(e)
+}
+
+impl<'s, 'a> TableWriter<'s, 'a> {
+    /// A writer of `format` (not `Auto`) for tables laid out as `layout` says; `header`: a CSV
+    /// output starts with its header row (the first shard's does).
+    pub fn new(
+        format: OutputFormat,
+        sink: &'s mut Sink<'a>,
+        layout: &Layout,
+        header: bool,
+    ) -> io::Result<TableWriter<'s, 'a>> {
+        let schema = std::sync::Arc::clone(&layout.schema);
+        Ok(match format {
+            OutputFormat::Parquet => {
+                let properties = WriterProperties::builder()
+                    .set_compression(Compression::SNAPPY)
+                    .build();
+                TableWriter::Parquet(
+                    ArrowWriter::try_new(sink, schema, Some(properties)).map_err(other)?,
+                )
+            }
+            OutputFormat::Arrow => TableWriter::Arrow(
+                arrow_ipc::writer::FileWriter::try_new(sink, &schema).map_err(other)?,
+            ),
+            OutputFormat::Csv => TableWriter::Csv(
+                arrow_csv::WriterBuilder::new()
+                    .with_header(header)
+                    .build(sink),
+            ),
+            OutputFormat::Line | OutputFormat::Auto => TableWriter::Lines(sink, Vec::new()),
+        })
+    }
+
+    /// Writes `batch` with its answers.
+    pub fn write(
+        &mut self,
+        batch: &RecordBatch,
+        outcomes: &[Outcome],
+        layout: &Layout,
+    ) -> io::Result<()> {
+        match self {
+            TableWriter::Lines(sink, text) => {
+                text.clear();
+                for outcome in outcomes {
+                    outcome.write_line(text);
+                }
+                sink.write_all(text)
+            }
+            table => table.write_batch(&layout.render(batch, outcomes)),
+        }
+    }
+
+    /// Writes the rows of `batch` that `keep` keeps, as they came (a filtering task).
+    pub fn write_kept(
+        &mut self,
+        batch: &RecordBatch,
+        keep: &[bool],
+        layout: &Layout,
+    ) -> io::Result<()> {
+        match self {
+            TableWriter::Lines(sink, text) => {
+                let puzzles =
+                    Strings::new(batch.column(layout.puzzle).as_ref()).expect("a text column");
+                text.clear();
+                for (i, _) in keep.iter().enumerate().filter(|(_, &k)| k) {
+                    text.extend_from_slice(puzzles.get(i).unwrap_or_default());
+                    text.push(b'\n');
+                }
+                sink.write_all(text)
+            }
+            table => {
+                let mask = BooleanArray::from(keep.to_vec());
+                let kept =
+                    arrow_select::filter::filter_record_batch(batch, &mask).map_err(other)?;
+                table.write_batch(&kept)
+            }
+        }
+    }
+
+    fn write_batch(&mut self, batch: &RecordBatch) -> io::Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        match self {
+            TableWriter::Parquet(w) => w.write(batch).map_err(other),
+            TableWriter::Arrow(w) => w.write(batch).map_err(other),
+            TableWriter::Csv(w) => w.write(batch).map_err(other),
+            TableWriter::Lines(..) => unreachable!("lines are written from outcomes"),
+        }
+    }
+
+    /// The end of an input unit: a Parquet output closes its row group.
+    pub fn end_unit(&mut self) -> io::Result<()> {
+        match self {
+            TableWriter::Parquet(w) if w.in_progress_rows() > 0 => w.flush().map_err(other),
+            _ => Ok(()),
+        }
+    }
+
+    /// Completes the output (a Parquet or Arrow file's footer).
+    pub fn finish(self) -> io::Result<()> {
+        match self {
+            TableWriter::Parquet(w) => w.close().map(drop).map_err(other),
+            TableWriter::Arrow(mut w) => w.finish().map_err(other),
+            TableWriter::Csv(w) => w.into_inner().flush(),
+            TableWriter::Lines(sink, _) => sink.flush(),
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! A table's records: which column holds the puzzles (and the solutions), the records of one
+//! record batch read in place from its arrays, and the batch written back with the task's
+//! result columns ([`Task::columns`]) and statuses.
+
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    BinaryBuilder, BinaryViewBuilder, BooleanBuilder, Float64Builder, Int64Builder,
+    LargeBinaryBuilder, LargeStringBuilder, StringBuilder, StringViewBuilder,
+};
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+
+use crate::formats::{FormatError, PUZZLE_NAMES, SOLUTION_NAMES};
+use crate::grid::CELLS;
+use crate::task::{ColumnType, Invalid, Outcome, Record, Task, Value, STATUS};
+
+/// The text cells of a string or binary column, read in place.
+pub(crate) enum Strings<'a> {
+    Utf8(&'a arrow_array::StringArray),
+    LargeUtf8(&'a arrow_array::LargeStringArray),
+    Utf8View(&'a arrow_array::StringViewArray),
+    Binary(&'a arrow_array::BinaryArray),
+    LargeBinary(&'a arrow_array::LargeBinaryArray),
+    BinaryView(&'a arrow_array::BinaryViewArray),
+    /// Dictionary-encoded text (a pandas category): each row's index into `values`.
+    Dictionary {
+        keys: Vec<usize>,
+        nulls: &'a dyn Array,
+        values: Box<Strings<'a>>,
+    },
+}
+
+impl<'a> Strings<'a> {
+    /// The column's cells, if it holds text.
+    pub fn new(array: &'a dyn Array) -> Option<Strings<'a>> {
+        Some(match array.data_type() {
+            DataType::Utf8 => Strings::Utf8(array.as_string()),
+            DataType::LargeUtf8 => Strings::LargeUtf8(array.as_string()),
+            DataType::Utf8View => Strings::Utf8View(array.as_string_view()),
+            DataType::Binary => Strings::Binary(array.as_binary()),
+            DataType::LargeBinary => Strings::LargeBinary(array.as_binary()),
+            DataType::BinaryView => Strings::BinaryView(array.as_binary_view()),
+            DataType::Dictionary(_, _) => {
+                let dictionary = array.as_any_dictionary_opt()?;
+                Strings::Dictionary {
+                    keys: dictionary.normalized_keys(),
+                    nulls: array,
+                    values: Box::new(Strings::new(dictionary.values().as_ref())?),
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// Whether a column of this type holds text.
+    pub fn holds_text(data_type: &DataType) -> bool {
+        match data_type {
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView => true,
+            DataType::Dictionary(_, values) => Strings::holds_text(values),
+            _ => false,
+        }
+    }
+
+    /// Row `i`'s bytes, `None` where it is null.
+    pub fn get(&self, i: usize) -> Option<&'a [u8]> {
+        fn cell<'b, A: Array>(
+            array: &A,
+            i: usize,
+            value: impl FnOnce() -> &'b [u8],
+        ) -> Option<&'b [u8]> {
+            (!array.is_null(i)).then(value)
+        }
+        match self {
+            Strings::Utf8(a) => cell(*a, i, || a.value(i).as_bytes()),
+            Strings::LargeUtf8(a) => cell(*a, i, || a.value(i).as_bytes()),
+            Strings::Utf8View(a) => cell(*a, i, || a.value(i).as_bytes()),
+            Strings::Binary(a) => cell(*a, i, || a.value(i)),
+            Strings::LargeBinary(a) => cell(*a, i, || a.value(i)),
+            Strings::BinaryView(a) => cell(*a, i, || a.value(i)),
+            Strings::Dictionary {
+                keys,
+                nulls,
+                values,
+            } => {
+                if nulls.is_null(i) {
+                    return None;
+                }
+                values.get(keys[i])
+            }
+        }
+    }
+
+    /// Row `i` as a record; `solution` is the solution column (`check`).
+    pub fn record(&self, i: usize, solution: Option<&Strings<'a>>) -> Record<'a> {
+        let record = match self.get(i) {
+            Some(text) => Record::parse(text),
+            None => Record::new(Err(Invalid::Null)),
+        };
+        record.with_solution(solution.and_then(|s| s.get(i)))
+    }
+}
+
+/// Where a table's records are, and what its output looks like.
+#[derive(Debug)]
+pub(crate) struct Layout {
+    pub task: Task,
+    /// The puzzle column's index.
+    pub puzzle: usize,
+    /// The solution column's index (`check` reads it, `solve` fills it).
+    pub solution: Option<usize>,
+    /// `solve` writes its answers into the solution column instead of adding one.
+    pub fills: bool,
+    /// The output's columns: the input's, then the task's result columns and the status.
+    pub schema: SchemaRef,
+}
+
+impl Layout {
+    /// Finds the puzzle column of a table with `schema`: the one named `column`, else the
+    /// first text column with one of the usual names ([`PUZZLE_NAMES`]), else the first text
+    /// column whose first cell in `first` (the first batch) holds 81 cells. The solution column
+    /// likewise (`solution_column`, else [`SOLUTION_NAMES`]).
+    pub fn find(
+        schema: &SchemaRef,
+        first: Option<&RecordBatch>,
+        column: Option<&str>,
+        solution_column: Option<&str>,
+        task: Task,
+    ) -> Result<Layout, FormatError> {
+        let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+        let text = |i: usize| Strings::holds_text(schema.field(i).data_type());
+        let named = |name: &str| -> Result<usize, FormatError> {
+            let i = names
+                .iter()
+                .position(|n| n == name)
+                .or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(name)))
+                .ok_or_else(|| FormatError::NoSuchColumn {
+                    name: name.to_string(),
+                    names: names.clone(),
+                })?;
+            match text(i) {
+                true => Ok(i),
+                false => Err(FormatError::NotText {
+                    name: names[i].clone(),
+                    data_type: schema.field(i).data_type().to_string(),
+                }),
+            }
+        };
+        let usual = |wanted: &[&str], except: Option<usize>| {
+            wanted.iter().find_map(|w| {
+                (0..names.len())
+                    .find(|&i| Some(i) != except && text(i) && names[i].eq_ignore_ascii_case(w))
+            })
+        };
+        let puzzle = match column {
+            Some(name) => named(name)?,
+            None => usual(&PUZZLE_NAMES, None)
+                .or_else(|| first.and_then(first_puzzle_column))
+                .ok_or_else(|| FormatError::NoPuzzleColumn {
+                    names: names.clone(),
+                })?,
+        };
+        let solution = match solution_column {
+            Some(name) => {
+                let i = named(name)?;
+                if i == puzzle {
+                    return Err(FormatError::SameColumn {
+                        name: name.to_string(),
+                    });
+                }
+                Some(i)
+            }
+            None => usual(&SOLUTION_NAMES, Some(puzzle)),
+        };
+        if task.needs_solution() && solution.is_none() {
+            return Err(FormatError::NoSolutionColumn { names });
+        }
+        let fills = task.fills_solution_column()
+            && solution.is_some_and(|i| fillable(schema.field(i).data_type()));
+        let mut fields: Vec<Arc<Field>> = schema.fields().iter().cloned().collect();
+        if !task.filters() {
+            let mut added = |name: &str, data_type: DataType| {
+                let name = (1..)
+                    .map(|k| match k {
+                        1 => name.to_string(),
+                        k => format!("{name}_{k}"),
+                    })
+                    .find(|n| !fields.iter().any(|f| f.name().eq_ignore_ascii_case(n)))
+                    .expect("some suffix is free");
+                fields.push(Arc::new(Field::new(name, data_type, true)));
+            };
+            if !fills {
+                for column in task.columns() {
+                    added(column.name, arrow_type(column.kind));
+                }
+            }
+            added(STATUS.name, arrow_type(STATUS.kind));
+        }
+        let schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+        Ok(Layout {
+            task,
+            puzzle,
+            solution,
+            fills,
+            schema,
+        })
+    }
+
+    /// The records of `batch`, answered for the task on the current pool, in order.
+    pub fn answer(&self, batch: &RecordBatch) -> Vec<Outcome> {
+        use rayon::prelude::*;
+        let puzzles = Strings::new(batch.column(self.puzzle).as_ref()).expect("a text column");
+        let solutions = self
+            .solution
+            .filter(|_| self.task.needs_solution())
+            .map(|i| Strings::new(batch.column(i).as_ref()).expect("a text column"));
+        let task = self.task;
+        (0..batch.num_rows())
+            .into_par_iter()
+            .with_min_len(64)
+            .map(|i| puzzles.record(i, solutions.as_ref()).answer(task))
+            .collect()
+    }
+
+    /// `batch` with the task's answers: the solution column filled in place, or the result
+    /// columns appended; then the statuses.
+    pub fn render(&self, batch: &RecordBatch, outcomes: &[Outcome]) -> RecordBatch {
+        let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
+        if self.fills {
+            let i = self.solution.expect("fills a solution column");
+            columns[i] = filled(columns[i].as_ref(), outcomes);
+        } else {
+            for (index, column) in self.task.columns().iter().enumerate() {
+                columns.push(result_column(column.kind, index, outcomes));
+            }
+        }
+        let mut status = StringBuilder::with_capacity(outcomes.len(), outcomes.len() * 6);
+        let mut text = Vec::new();
+        for outcome in outcomes {
+            text.clear();
+            outcome.write_status(&mut text);
+            status.append_value(std::str::from_utf8(&text).expect("statuses are ASCII"));
+        }
+        columns.push(Arc::new(status.finish()));
+        RecordBatch::try_new(Arc::clone(&self.schema), columns).expect("columns match the schema")
+    }
+}
+
+/// The first text column whose first non-null cell holds a puzzle's 81 cells.
+fn first_puzzle_column(batch: &RecordBatch) -> Option<usize> {
+    (0..batch.num_columns()).find(|&i| {
+        let Some(cells) = Strings::new(batch.column(i).as_ref()) else {
+            return false;
+        };
+        (0..batch.num_rows())
+            .find_map(|row| cells.get(row))
+            .is_some_and(|text| crate::grid::Grid::parse(text.trim_ascii()).is_ok())
+    })
+}
+
+/// The Arrow type of a result column.
+fn arrow_type(kind: ColumnType) -> DataType {
+    match kind {
+        ColumnType::Grid | ColumnType::Text => DataType::Utf8,
+        ColumnType::Count => DataType::Int64,
+        ColumnType::Float => DataType::Float64,
+        ColumnType::Bool => DataType::Boolean,
+    }
+}
+
+/// Whether `solve` can write solutions into a column of this type (it keeps the type).
+fn fillable(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+    )
+}
+
+/// Result column `index` of the task (of type `kind`) for these outcomes; null where an
+/// outcome has no value.
+fn result_column(kind: ColumnType, index: usize, outcomes: &[Outcome]) -> ArrayRef {
+    let n = outcomes.len();
+    let values = outcomes.iter().map(|o| o.value(index));
+    match kind {
+        ColumnType::Grid | ColumnType::Text => {
+            let mut b = StringBuilder::with_capacity(n, n * CELLS);
+            let mut text = [0u8; CELLS];
+            for value in values {
+                match value {
+                    Some(Value::Grid(grid)) => {
+                        grid.write_digits(&mut text);
+                        b.append_value(std::str::from_utf8(&text).expect("digits are ASCII"));
+                    }
+                    _ => b.append_null(),
+                }
+            }
+            Arc::new(b.finish())
+        }
+        ColumnType::Count => {
+            let mut b = Int64Builder::with_capacity(n);
+            for value in values {
+                match value {
+                    Some(Value::Count(found)) => b.append_value(i64::from(found)),
+                    _ => b.append_null(),
+                }
+            }
+            Arc::new(b.finish())
+        }
+        ColumnType::Float => {
+            let mut b = Float64Builder::with_capacity(n);
+            for value in values {
+                match value {
+                    Some(Value::Float(x)) => b.append_value(x),
+                    _ => b.append_null(),
+                }
+            }
+            Arc::new(b.finish())
+        }
+        ColumnType::Bool => {
+            let mut b = BooleanBuilder::with_capacity(n);
+            for value in values {
+                match value {
+                    Some(Value::Bool(x)) => b.append_value(x),
+                    _ => b.append_null(),
+                }
+            }
+            Arc::new(b.finish())
+        }
+    }
+}
+
+/// The solution column with each solved row's solution, other rows as they were; same type.
+fn filled(column: &dyn Array, outcomes: &[Outcome]) -> ArrayRef {
+    let cells = Strings::new(column).expect("a fillable column holds text");
+    let n = outcomes.len();
+    let mut solution = [0u8; CELLS];
+    macro_rules! build {
+        ($builder:expr, $convert:expr) => {{
+            let mut b = $builder;
+            for (i, outcome) in outcomes.iter().enumerate() {
+                match outcome.value(0) {
+                    Some(Value::Grid(grid)) => {
+                        grid.write_digits(&mut solution);
+                        b.append_value($convert(&solution[..]));
+                    }
+                    _ => match cells.get(i) {
+                        Some(v) => b.append_value($convert(v)),
+                        None => b.append_null(),
+                    },
+                }
+            }
+            Arc::new(b.finish()) as ArrayRef
+        }};
+    }
+    // Both kinds of value are UTF-8 already: the column's own (a text column) and digits.
+    fn text(v: &[u8]) -> &str {
+        std::str::from_utf8(v).expect("text of a text column")
+    }
+    match column.data_type() {
+        DataType::Utf8 => build!(StringBuilder::with_capacity(n, n * CELLS), text),
+        DataType::LargeUtf8 => build!(LargeStringBuilder::with_capacity(n, n * CELLS), text),
+        DataType::Utf8View => build!(StringViewBuilder::with_capacity(n), text),
+        DataType::Binary => build!(BinaryBuilder::with_capacity(n, n * CELLS), |v| v),
+        DataType::LargeBinary => build!(LargeBinaryBuilder::with_capacity(n, n * CELLS), |v| v),
+        DataType::BinaryView => build!(BinaryViewBuilder::with_capacity(n), |v| v),
+        other => unreachable!("{other} is not fillable"),
+    }
+}

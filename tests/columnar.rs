@@ -1,0 +1,477 @@
+#![cfg(feature = "parquet")]
+//! Parquet and Arrow IPC files through the real binary: every input column kept with its type
+//! and row order, result columns typed, statuses as a column, one output row group per input
+//! row group, shards by row group, other output formats, and binary inputs that are not
+//! columnar refused. The files are written here with the arrow-rs writers; the solutions are
+//! checked by the tests' own checker.
+
+mod common;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int32Type, Int64Type};
+use arrow_array::{Array, ArrayRef, Int32Array, LargeStringArray, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use assert_cmd::Command;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use parquet::file::properties::WriterProperties;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+}
+
+/// The shipped unique-solution puzzles, with two bad rows: a null (row 6) and a short text
+/// (row 8).
+fn puzzles() -> Vec<Option<String>> {
+    let text = std::fs::read_to_string(common::shipped("generated_unique25_2000.txt")).unwrap();
+    let mut puzzles: Vec<Option<String>> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .take(1000)
+        .map(|l| Some(l[..81].to_string()))
+        .collect();
+    puzzles[5] = None;
+    puzzles[7] = Some("123".into());
+    puzzles
+}
+
+/// A table shaped like the HuggingFace sudoku-extreme files: `source`, `question` (large
+/// strings), an empty `answer` column, and an int `rating`, in row groups of `group` rows.
+fn write_parquet(path: &Path, puzzles: &[Option<String>], group: usize) {
+    let n = puzzles.len();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("source", DataType::Utf8, false),
+        Field::new("question", DataType::LargeUtf8, true),
+        Field::new("answer", DataType::Utf8, true),
+        Field::new("rating", DataType::Int32, false),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec!["gen"; n])),
+        Arc::new(LargeStringArray::from(
+            puzzles.iter().map(|p| p.as_deref()).collect::<Vec<_>>(),
+        )),
+        Arc::new(StringArray::from(vec![None::<&str>; n])),
+        Arc::new(Int32Array::from_iter_values(0..n as i32)),
+    ];
+    let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
+    let properties = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(group))
+        .build();
+    let mut writer =
+        ArrowWriter::try_new(File::create(path).unwrap(), schema, Some(properties)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+/// Every row of a Parquet file, and its row groups' sizes.
+fn read_parquet(path: &Path) -> (RecordBatch, Vec<i64>) {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
+    let groups = builder
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| g.num_rows())
+        .collect();
+    let schema = Arc::clone(builder.schema());
+    let batches: Vec<RecordBatch> = builder.build().unwrap().map(Result::unwrap).collect();
+    (
+        arrow_select::concat::concat_batches(&schema, &batches).unwrap(),
+        groups,
+    )
+}
+
+fn strings(batch: &RecordBatch, name: &str) -> Vec<Option<String>> {
+    let column = batch
+        .column_by_name(name)
+        .unwrap_or_else(|| panic!("no column {name}"));
+    let column = arrow_cast_to_strings(column.as_ref());
+    column
+}
+
+fn arrow_cast_to_strings(column: &dyn Array) -> Vec<Option<String>> {
+    match column.data_type() {
+        DataType::Utf8 => column
+            .as_string::<i32>()
+            .iter()
+            .map(|s| s.map(String::from))
+            .collect(),
+        DataType::LargeUtf8 => column
+            .as_string::<i64>()
+            .iter()
+            .map(|s| s.map(String::from))
+            .collect(),
+        other => panic!("not a string column: {other}"),
+    }
+}
+
+/// The puzzles as a line-format file, and the answers as line-format output, for the checker.
+fn check_solutions(
+    puzzles: &[Option<String>],
+    answers: &[Option<String>],
+    statuses: &[Option<String>],
+) {
+    let input: String = puzzles
+        .iter()
+        .map(|p| format!("{}\n", p.as_deref().unwrap_or("null")))
+        .collect();
+    let output: String = answers
+        .iter()
+        .zip(statuses)
+        .map(|(a, s)| format!("{}\n", a.as_deref().or(s.as_deref()).unwrap()))
+        .collect();
+    let checked = common::check_output(input.as_bytes(), &output, 0);
+    assert_eq!(checked.solved, puzzles.len() - 2, "{checked:?}");
+}
+
+struct Dir(tempfile::TempDir);
+
+impl Dir {
+    fn new() -> Dir {
+        Dir(tempfile::tempdir().unwrap())
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.path().join(name)
+    }
+}
+
+#[test]
+fn solve_fills_the_answer_column_keeping_every_column_type_row_and_row_group() {
+    let dir = Dir::new();
+    let (input, output) = (dir.path("x.parquet"), dir.path("y.parquet"));
+    let puzzles = puzzles();
+    write_parquet(&input, &puzzles, 300);
+    let out = bin()
+        .arg("solve")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let name = input.display();
+    assert!(
+        stderr.contains(&format!("{name}:6: invalid: the puzzle is null")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{name}:8: invalid: expected 81 cells, found 3")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("records 1000, solved 998, unsolvable 0, invalid 2"),
+        "{stderr}"
+    );
+
+    let (table, groups) = read_parquet(&output);
+    assert_eq!(groups, vec![300, 300, 300, 100]);
+    let fields: Vec<(String, DataType)> = table
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| (f.name().clone(), f.data_type().clone()))
+        .collect();
+    assert_eq!(
+        fields,
+        vec![
+            ("source".into(), DataType::Utf8),
+            ("question".into(), DataType::LargeUtf8),
+            ("answer".into(), DataType::Utf8),
+            ("rating".into(), DataType::Int32),
+            ("status".into(), DataType::Utf8),
+        ]
+    );
+    assert_eq!(strings(&table, "question"), puzzles);
+    let ratings: Vec<i32> = table
+        .column(3)
+        .as_primitive::<Int32Type>()
+        .values()
+        .to_vec();
+    assert_eq!(ratings, (0..1000).collect::<Vec<i32>>(), "row order kept");
+    let statuses = strings(&table, "status");
+    assert_eq!(statuses[5].as_deref(), Some("invalid: the puzzle is null"));
+    assert_eq!(statuses[0].as_deref(), Some("solved"));
+    let answers = strings(&table, "answer");
+    assert_eq!(
+        answers[5], None,
+        "a bad row's answer stays as it was (null)"
+    );
+    check_solutions(&puzzles, &answers, &statuses);
+}
+
+#[test]
+fn count_and_rate_add_typed_columns_and_a_name_that_is_taken_gets_a_suffix() {
+    let dir = Dir::new();
+    let input = dir.path("x.parquet");
+    let puzzles = puzzles();
+    write_parquet(&input, &puzzles, 1000);
+    let counted = dir.path("count.parquet");
+    bin()
+        .args(["count", "-q"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&counted)
+        .assert()
+        .code(1);
+    let (table, _) = read_parquet(&counted);
+    let count = table.column_by_name("count").unwrap();
+    assert_eq!(count.data_type(), &DataType::Int64);
+    let count = count.as_primitive::<Int64Type>();
+    assert_eq!(count.value(0), 1);
+    assert!(count.is_null(5) && count.is_null(7));
+    assert_eq!(
+        (0..1000)
+            .filter(|&i| count.is_valid(i) && count.value(i) == 1)
+            .count(),
+        998
+    );
+
+    let rated = dir.path("rate.parquet");
+    bin()
+        .args(["rate", "-q", "--column", "question"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&rated)
+        .assert()
+        .code(1);
+    let (table, _) = read_parquet(&rated);
+    let names: Vec<&str> = table
+        .schema_ref()
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["source", "question", "answer", "rating", "rating_2", "singles", "status"]
+    );
+    assert_eq!(table.column(4).data_type(), &DataType::Float64);
+    assert_eq!(table.column(5).data_type(), &DataType::Boolean);
+    let figures = table.column(4).as_primitive::<Float64Type>();
+    assert!(figures.is_valid(0) && figures.value(0) >= 0.0 && figures.is_null(5));
+}
+
+#[test]
+fn shards_split_by_row_group_and_together_are_the_whole_output() {
+    let dir = Dir::new();
+    let input = dir.path("x.parquet");
+    write_parquet(&input, &puzzles(), 150);
+    let whole = dir.path("whole.parquet");
+    bin()
+        .args(["canon", "-q"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&whole)
+        .assert()
+        .code(1);
+    let (whole, _) = read_parquet(&whole);
+    let mut parts = Vec::new();
+    for k in 1..=3 {
+        let part = dir.path(&format!("part{k}.parquet"));
+        bin()
+            .args(["canon", "-q", "--shard", &format!("{k}/3")])
+            .arg(&input)
+            .arg("-o")
+            .arg(&part)
+            .assert()
+            .code(if k == 1 { 1 } else { 0 });
+        parts.push(read_parquet(&part).0);
+    }
+    assert!(parts.iter().all(|p| p.num_rows() > 0));
+    let joined = arrow_select::concat::concat_batches(&whole.schema(), &parts).unwrap();
+    assert_eq!(joined, whole);
+}
+
+#[test]
+fn lines_and_csv_outputs_match_the_text_formats() {
+    let dir = Dir::new();
+    let input = dir.path("x.parquet");
+    let puzzles = puzzles();
+    write_parquet(&input, &puzzles, 400);
+    let text: String = puzzles
+        .iter()
+        .map(|p| format!("{}\n", p.as_deref().unwrap_or("")))
+        .collect();
+    // The null row has no line in a text file; compare the others.
+    let lines = bin().args(["solve", "-q"]).arg(&input).output().unwrap();
+    let from_text = bin()
+        .args(["solve", "-q", "--format", "line", "-"])
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    let mut expected: Vec<&str> = std::str::from_utf8(&from_text.stdout)
+        .unwrap()
+        .lines()
+        .collect();
+    expected.insert(5, "invalid: the puzzle is null");
+    let got: Vec<&str> = std::str::from_utf8(&lines.stdout)
+        .unwrap()
+        .lines()
+        .collect();
+    assert_eq!(got, expected);
+
+    let csv = dir.path("y.csv");
+    bin()
+        .args(["solve", "-q"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&csv)
+        .assert()
+        .code(1);
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let mut rows = csv.lines();
+    assert_eq!(rows.next(), Some("source,question,answer,rating,status"));
+    let first = rows.next().unwrap();
+    assert!(
+        first.starts_with(&format!(
+            "gen,{},{},0,solved",
+            puzzles[0].as_deref().unwrap(),
+            got[0]
+        )),
+        "{first}"
+    );
+    assert_eq!(rows.count(), 999);
+}
+
+#[test]
+fn arrow_ipc_files_are_read_and_written_and_stdin_takes_parquet() {
+    let dir = Dir::new();
+    let input = dir.path("x.parquet");
+    let puzzles = puzzles();
+    write_parquet(&input, &puzzles, 1000);
+    let feather = dir.path("y.feather");
+    bin()
+        .args(["solve", "-q"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&feather)
+        .assert()
+        .code(1);
+    let back = dir.path("z.parquet");
+    // The Arrow file (solved already) read back: its answer column is full, so solve keeps it.
+    bin()
+        .args(["solve", "-q"])
+        .arg(&feather)
+        .arg("-o")
+        .arg(&back)
+        .assert()
+        .code(1);
+    let (table, _) = read_parquet(&back);
+    assert_eq!(strings(&table, "question"), puzzles);
+    let answers = strings(&table, "answer");
+    check_solutions(&puzzles, &answers, &strings(&table, "status"));
+
+    let piped = bin()
+        .args(["solve", "-q", "-"])
+        .pipe_stdin(&input)
+        .unwrap()
+        .output()
+        .unwrap();
+    let direct = bin().args(["solve", "-q"]).arg(&input).output().unwrap();
+    assert_eq!(piped.stdout, direct.stdout);
+    assert_eq!(
+        std::str::from_utf8(&direct.stdout).unwrap().lines().count(),
+        1000
+    );
+}
+
+#[test]
+fn dedupe_drops_repeated_rows_and_keeps_the_schema() {
+    let dir = Dir::new();
+    let input = dir.path("x.parquet");
+    let mut puzzles = puzzles();
+    puzzles.truncate(100);
+    let repeated = puzzles[0].clone();
+    puzzles.extend([repeated.clone(), repeated]);
+    write_parquet(&input, &puzzles, 40);
+    let output = dir.path("d.parquet");
+    let out = bin()
+        .arg("dedupe")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("records 102, kept 100, duplicates 2"),
+        "{stderr}"
+    );
+    let (table, _) = read_parquet(&output);
+    assert_eq!(table.num_columns(), 4);
+    assert_eq!(strings(&table, "question"), puzzles[..100].to_vec());
+}
+
+#[test]
+fn unreadable_inputs_are_refused_with_one_message_and_no_output() {
+    let dir = Dir::new();
+    let input = dir.path("x.parquet");
+    write_parquet(&input, &puzzles(), 1000);
+    let output = dir.path("out.txt");
+    let bytes = std::fs::read(&input).unwrap();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "cut.parquet",
+            bytes[..bytes.len() / 2].to_vec(),
+            "read error",
+        ),
+        (
+            "nul.txt",
+            b"1\x002\x003\x004\x005\x00\n".to_vec(),
+            "it is full of NUL bytes",
+        ),
+        (
+            "z.gz",
+            b"\x1f\x8b\x08\x00\x00\x00\x00\x00".to_vec(),
+            "gzip-compressed",
+        ),
+    ];
+    for (name, bytes, says) in cases {
+        let path = dir.path(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = bin()
+            .arg("solve")
+            .arg(&path)
+            .arg("-o")
+            .arg(&output)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(
+            stderr.contains(says) && stderr.lines().count() == 1,
+            "{name}: {stderr}"
+        );
+        assert!(!output.exists(), "{name}: no output file");
+    }
+    let out = bin()
+        .args(["solve", "--column", "rating"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("column \"rating\" holds Int32, not text"));
+    let out = bin().args(["check"]).arg(&input).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the empty answer column is read: every row is wrong"
+    );
+    let text = dir.path("p.txt");
+    std::fs::copy(common::shipped("sample.txt"), &text).unwrap();
+    let out = bin()
+        .args(["solve", "--output-format", "parquet"])
+        .arg(&text)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("parquet output needs a Parquet or Arrow input"));
+}
