@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use arrow_array::{BooleanArray, RecordBatch};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use super::table::{Layout, Strings};
 use crate::batch::output::Sink;
@@ -37,9 +37,15 @@ impl<'s, 'a> TableWriter<'s, 'a> {
         let schema = std::sync::Arc::clone(&layout.schema);
         Ok(match format {
             OutputFormat::Parquet => {
-                let properties = WriterProperties::builder()
+                // Grids are nearly all distinct: a dictionary for their columns is work that
+                // ends in a fallback to plain pages. Other columns (a source, the status) keep it.
+                let mut properties = WriterProperties::builder()
                     .set_compression(Compression::SNAPPY)
-                    .build();
+                    .set_statistics_enabled(EnabledStatistics::Chunk);
+                for name in layout.grid_columns() {
+                    properties = properties.set_column_dictionary_enabled(name.into(), false);
+                }
+                let properties = properties.build();
                 TableWriter::Parquet(
                     ArrowWriter::try_new(sink, schema, Some(properties)).map_err(other)?,
                 )

@@ -119,6 +119,8 @@ pub(crate) struct Layout {
     pub fills: bool,
     /// The output's columns: the input's, then the task's result columns and the status.
     pub schema: SchemaRef,
+    /// How many columns the output adds to the input's.
+    added: usize,
 }
 
 impl Layout {
@@ -202,6 +204,7 @@ impl Layout {
             }
             added(STATUS.name, arrow_type(STATUS.kind));
         }
+        let added = fields.len() - schema.fields().len();
         let schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
         Ok(Layout {
             task,
@@ -209,7 +212,30 @@ impl Layout {
             solution,
             fills,
             schema,
+            added,
         })
+    }
+
+    /// Names of the output columns that hold grids: the puzzle and solution columns, and the
+    /// task's grid result columns.
+    pub fn grid_columns(&self) -> impl Iterator<Item = &str> {
+        let fields = self.schema.fields();
+        let added = fields.len() - self.added;
+        let grids = self
+            .task
+            .columns()
+            .iter()
+            .map(|c| c.kind == ColumnType::Grid);
+        [Some(self.puzzle), self.solution]
+            .into_iter()
+            .flatten()
+            .chain(
+                grids
+                    .enumerate()
+                    .filter(|&(_, grid)| grid && !self.fills)
+                    .map(move |(i, _)| added + i),
+            )
+            .map(move |i| fields[i].name().as_str())
     }
 
     /// The records of `batch`, answered for the task on the current pool, in order.
