@@ -13,6 +13,9 @@ use crate::batch::output::Sink;
 use crate::batch::OutputFormat;
 use crate::task::Outcome;
 
+/// Rows per output row group at most (a smaller input row group is kept as it is).
+const MAX_ROW_GROUP: usize = 128 * 1024;
+
 /// The output of a columnar run, in its format.
 pub(crate) enum TableWriter<'s, 'a> {
     Parquet(ArrowWriter<&'s mut Sink<'a>>),
@@ -41,7 +44,10 @@ impl<'s, 'a> TableWriter<'s, 'a> {
                 // ends in a fallback to plain pages. Other columns (a source, the status) keep it.
                 let mut properties = WriterProperties::builder()
                     .set_compression(Compression::SNAPPY)
-                    .set_statistics_enabled(EnabledStatistics::Chunk);
+                    .set_statistics_enabled(EnabledStatistics::Chunk)
+                    // A row group is held in memory until it is complete: this bounds the heap
+                    // whatever the input's row groups (pyarrow writes 1 Mi rows per group).
+                    .set_max_row_group_row_count(Some(MAX_ROW_GROUP));
                 for name in layout.grid_columns() {
                     properties = properties.set_column_dictionary_enabled(name.into(), false);
                 }
