@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use arrow_array::{BooleanArray, RecordBatch};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::Compression;
+use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use super::table::{Layout, Strings};
@@ -43,7 +43,9 @@ impl<'s, 'a> TableWriter<'s, 'a> {
                 // Grids are nearly all distinct: a dictionary for their columns is work that
                 // ends in a fallback to plain pages. Other columns (a source, the status) keep it.
                 let mut properties = WriterProperties::builder()
-                    .set_compression(Compression::SNAPPY)
+                    .set_compression(Compression::ZSTD(
+                        ZstdLevel::try_new(1).expect("a valid level"),
+                    ))
                     .set_statistics_enabled(EnabledStatistics::Chunk)
                     // A row group is held in memory until it is complete: this bounds the heap
                     // whatever the input's row groups (pyarrow writes 1 Mi rows per group).
