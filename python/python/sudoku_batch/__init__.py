@@ -112,8 +112,8 @@ def _arrow_kind(records: Any, what: str) -> Optional[str]:
 
 def _arrow_in(records: Any, kind: str) -> Any:
     """The object to hand to the engine's Arrow reader."""
-    if kind == "pandas" and not hasattr(records, "__arrow_c_stream__"):
-        return records.array.__arrow_array__()  # pandas before 3: its pyarrow ChunkedArray
+    if kind == "pandas":
+        return records.array.__arrow_array__()  # the pyarrow ChunkedArray behind it, not a copy
     return records
 
 
