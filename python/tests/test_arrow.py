@@ -228,3 +228,53 @@ def test_wrong_types_raise_instead_of_answering_all_invalid():
     # A column of nulls only is not a wrong type: every record is an invalid one.
     assert sb.solve(pa.nulls(2), with_status=True)[1].to_pylist() == ["invalid: no puzzle (null)"] * 2
     assert sb.solve([None, None]) == [None, None]
+
+
+def test_any_arrow_producer_and_mixed_kinds():
+    pa = need("pyarrow")
+    values = records()
+    expected = sb.solve(values)
+
+    class Stream:  # a producer that is neither pyarrow nor polars: only the protocol
+        def __init__(self, chunked):
+            self.chunked = chunked
+
+        def __arrow_c_stream__(self, requested_schema=None):
+            return self.chunked.__arrow_c_stream__(requested_schema)
+
+    class Single:
+        def __init__(self, array):
+            self.array = array
+
+        def __arrow_c_array__(self, requested_schema=None):
+            return self.array.__arrow_c_array__(requested_schema)
+
+    out = sb.solve(Stream(pa.chunked_array([values[:5], values[5:]])))
+    assert isinstance(out, pa.ChunkedArray) and out.to_pylist() == expected
+    out = sb.solve(Single(pa.array(values)))
+    assert isinstance(out, pa.Array) and out.to_pylist() == expected
+    # One column Arrow, the other not: the list route, answers in the kind of the puzzles.
+    puzzles = [p for p in values if p is not None]
+    solutions = sb.solve(puzzles)
+    verdicts = sb.check(pa.array(puzzles), solutions)
+    assert isinstance(verdicts, pa.Array) and verdicts.to_pylist() == sb.check(puzzles, solutions)
+    assert sb.check(puzzles, pa.array(solutions)) == sb.check(puzzles, solutions)
+    mask = sb.dedupe(pa.array(puzzles + puzzles[:3]), against=puzzles[:2])
+    assert mask.to_pylist() == sb.dedupe(puzzles + puzzles[:3], against=puzzles[:2])
+
+
+def test_the_arrow_route_makes_no_python_object_per_puzzle():
+    import tracemalloc
+
+    pa = need("pyarrow")
+    puzzles = pa.chunked_array([puzzles_of("generated_easy_2000.txt") * 25] * 2)  # 100,000
+    sb.solve(puzzles[:10])  # imports and the pool, before measuring
+    tracemalloc.start()
+    try:
+        answers, statuses = sb.solve(puzzles, with_status=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert answers.null_count == 0 and len(statuses) == len(puzzles)
+    # A str per puzzle or per answer would be over 10 MB of Python objects.
+    assert peak < 1_000_000, f"{peak:,} bytes of Python objects for {len(puzzles):,} puzzles"
