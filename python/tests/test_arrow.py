@@ -164,8 +164,14 @@ def test_a_datasets_column_and_a_batched_map():
     assert list(solved["answer"]) == sb.solve(puzzles)
     assert all(solves(s, p) for p, s in zip(puzzles[:-1], solved["answer"]))
     assert list(solved["status"])[-1] == "invalid: expected 81 cells, found 3"
-    # The default format's column is a sequence of str: the list route.
+    # The default format's column is a sequence of str: read through the Arrow table behind it
+    # (in the dataset's row order, after a select too), answered as a list.
     assert sb.solve(ds["question"]) == sb.solve(puzzles)
+    picked = ds.select([4, 0, len(puzzles) - 1])
+    answers, statuses = sb.solve(picked["question"], with_status=True)
+    assert answers == sb.solve([puzzles[4], puzzles[0], "bad"]) and statuses[-1].startswith("invalid: ")
+    with_null = datasets.Dataset.from_dict({"question": [puzzles[0], None]})["question"]
+    assert sb.solve(with_null, with_status=True)[1] == ["solved", "invalid: no puzzle (null)"]
 
 
 def test_numbers_from_pandas_read_csv_are_read_exactly(tmp_path):

@@ -101,6 +101,8 @@ def _arrow_kind(records: Any, what: str) -> Optional[str]:
         if getattr(dtype, "storage", None) == "pyarrow" and hasattr(records.array, "__arrow_array__"):
             return "pandas"
         return None
+    if module.startswith("datasets") and _dataset_column(records) is not None:
+        return "datasets"
     if module.startswith("polars"):
         return "polars"
     if module.startswith("pyarrow"):
@@ -110,8 +112,22 @@ def _arrow_kind(records: Any, what: str) -> Optional[str]:
     return None
 
 
+def _dataset_column(records: Any) -> Any:
+    """A ``datasets.Dataset`` column (``ds["question"]``, a sequence of str) as the pyarrow
+    ChunkedArray behind it, in the dataset's row order; None for anything else."""
+    import sys
+
+    datasets = sys.modules.get("datasets")
+    source, name = getattr(records, "source", None), getattr(records, "column_name", None)
+    if datasets is None or not isinstance(source, datasets.Dataset) or not isinstance(name, str):
+        return None
+    return source.with_format("arrow")[name]
+
+
 def _arrow_in(records: Any, kind: str) -> Any:
     """The object to hand to the engine's Arrow reader."""
+    if kind == "datasets":
+        return _dataset_column(records)
     if kind == "pandas":
         return records.array.__arrow_array__()  # the pyarrow ChunkedArray behind it, not a copy
     return records
@@ -126,6 +142,11 @@ def _arrow_out(kind: str, answers: Any, like: Any) -> Any:
         import polars as pl
 
         return pl.Series(answers)
+    if kind == "datasets":  # a sequence in, a list out, as for any sequence
+        import pyarrow as pa
+
+        array = pa.array(answers) if hasattr(answers, "__arrow_c_array__") else pa.chunked_array(answers)
+        return array.to_pylist()
     try:
         import pyarrow as pa
     except ImportError:
@@ -151,6 +172,8 @@ def _list_out(kind: Optional[str], values: list, like: Any) -> Any:
         import polars as pl
 
         return pl.Series(values)
+    if kind == "datasets":
+        return values
     if kind is not None:
         import pyarrow as pa
 
@@ -179,6 +202,8 @@ def _as_list(records: Any, what: str) -> list:
     kind = _arrow_kind(records, what)
     if kind == "polars":
         return records.to_list()
+    if kind == "datasets":
+        return _dataset_column(records).to_pylist()
     if kind in ("pyarrow", "arrow"):
         import pyarrow as pa
 
