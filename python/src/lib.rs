@@ -3,7 +3,7 @@
 //! else (the pool, the per-record work, dedupe, whole files) is the library's. The Python package
 //! (`sudoku_batch/__init__.py`) checks and normalizes arguments and builds one [`Options`].
 //!
-//! Batches of puzzles (a list of `str`/`bytes`, or a `uint8` array of shape `(N, 81)`) are
+//! Batches of puzzles (a list of `str`/`bytes`/`int`, or a `uint8` array of shape `(N, 81)`) are
 //! converted and answered in segments: each segment is read from Python with the GIL held,
 //! answered by the engine with the GIL released, and written back; between segments pending
 //! signals are checked, so Ctrl-C raises `KeyboardInterrupt` within a segment's time.

@@ -1,6 +1,7 @@
-"""Both Spark routes on a real local Spark (`local[2]`): the package inside mapInPandas (the
-`python -m sudoku_batch.spark` job and `solve_column` in a user's job), and the CLI as a strict
-line filter under `rdd.pipe(..., checkCode=True)`. Outputs are checked record by record."""
+"""Both Spark routes on a real local Spark (`local[2]`): the package inside mapInPandas (line
+input) and mapInArrow (CSV and Parquet tables: the `python -m sudoku_batch.spark` job and
+`solve_column` in a user's job), and the CLI as a strict line filter under
+`rdd.pipe(..., checkCode=True)`. Outputs are checked record by record."""
 
 import os
 import subprocess
@@ -226,6 +227,29 @@ def test_the_spark_job_on_parquet_keeps_every_column_type_and_row(tmp_path, task
         assert got["rating_2"].to_pylist() == ratings
         assert got["status"].to_pylist()[:17] == rate_statuses[:17]
         assert got["answer"].to_pylist() == table["answer"].to_pylist()
+
+
+def test_the_spark_job_writes_parquet_from_csv_on_request(tmp_path):
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install pyarrow)")
+    import pyarrow.parquet as pq
+
+    puzzles = puzzles_of("generated_unique25_2000.txt")[:300]
+    src = tmp_path / "set.csv"
+    src.write_text("source,quizzes\n" + "".join(f"s{i},{p}\n" for i, p in enumerate(puzzles)))
+    out = tmp_path / "out"
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(out), "--master", MASTER]
+        + ["--partitions", "2", "--task", "count", "--output-format", "parquet"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode == 0, job.stderr[-3000:]
+    got = pq.read_table(out)
+    assert got.column_names == ["source", "quizzes", "count", "status"]
+    assert got.schema.field("count").type == pa.int64()
+    assert got["source"].to_pylist() == [f"s{i}" for i in range(len(puzzles))]
+    assert got["count"].to_pylist() == sb.count(puzzles) == [1] * len(puzzles)
 
 
 def test_solve_column_in_a_users_job(spark):
