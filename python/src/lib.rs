@@ -3,21 +3,34 @@
 //! else (the pool, the per-record work, dedupe, whole files) is the library's. The Python package
 //! (`sudoku_batch/__init__.py`) checks and normalizes arguments and builds one [`Options`].
 //!
-//! Batches of puzzles (a list of `str`/`bytes`, or a `uint8` array of shape `(N, 81)`) are
+//! Batches of puzzles (a list of `str`/`bytes`/`int`, or a `uint8` array of shape `(N, 81)`) are
 //! converted and answered in segments: each segment is read from Python with the GIL held,
 //! answered by the engine with the GIL released, and written back; between segments pending
 //! signals are checked, so Ctrl-C raises `KeyboardInterrupt` within a segment's time.
+//!
+//! Arrow columns (anything with `__arrow_c_array__` or `__arrow_c_stream__`: pyarrow, polars,
+//! pandas, datasets) are read in place through the Arrow C Data Interface: each record borrows
+//! its bytes from the array's buffers, segments are read and answered with the GIL released, and
+//! the answers are built as Arrow arrays, one per input chunk, with no Python object per record.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder};
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, GenericStringArray, OffsetSizeTrait};
+use arrow_buffer::{Buffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Field};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{
-    PyFileNotFoundError, PyKeyboardInterrupt, PyOSError, PyPermissionError, PyValueError,
+    PyFileNotFoundError, PyKeyboardInterrupt, PyOSError, PyPermissionError, PyTypeError,
+    PyValueError,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
+use pyo3_arrow::input::AnyArray;
+use pyo3_arrow::{PyArray, PyChunkedArray};
 
 use sudoku_batch::{
     BatchError, ColumnType, Config, Deduper, Engine, EngineError, FormatChoice, Grid, Input,
@@ -121,13 +134,71 @@ impl Options {
     }
 }
 
-/// Reads the text of `str` and `bytes` records.
+/// A record's puzzle as read: the engine's parse of its text (or why it is not a puzzle), or the
+/// binding's own reason (a null, a number that cannot be a puzzle), whose status replaces the
+/// engine's.
+#[derive(Clone, Copy)]
+enum Read {
+    Puzzle(Result<Grid, Invalid>),
+    Refused(&'static str),
+}
+
+const NULL: &str = "invalid: no puzzle (null)";
+const NEGATIVE: &str = "invalid: a negative number is not a puzzle";
+const LONG_NUMBER: &str = "invalid: a number of more than 81 digits is not a puzzle";
+
+impl Read {
+    fn text(text: &[u8]) -> Read {
+        Read::Puzzle(Grid::parse(text.trim_ascii()).map_err(Invalid::from))
+    }
+
+    /// The record to hand to the engine (a refused one is answered as not a puzzle).
+    fn record<'a>(self, solution: Option<&'a [u8]>) -> Record<'a> {
+        match self {
+            Read::Puzzle(puzzle) => Record::new(puzzle).with_solution(solution),
+            Read::Refused(_) => Record::new(Err(Invalid::NotText)),
+        }
+    }
+
+    /// The status of the record's outcome: the binding's reason where it refused the record.
+    fn write_status(self, outcome: &Outcome, out: &mut Vec<u8>) {
+        match self {
+            Read::Refused(why) => out.extend_from_slice(why.as_bytes()),
+            Read::Puzzle(_) => outcome.write_status(out),
+        }
+    }
+
+    fn status(self, outcome: &Outcome) -> String {
+        let mut s = Vec::new();
+        self.write_status(outcome, &mut s);
+        String::from_utf8(s).expect("statuses are ASCII")
+    }
+}
+
+/// The text of a record given as a Python value, borrowed or padded.
+enum Text<'a> {
+    Borrowed(&'a [u8]),
+    /// A non-negative `int` of at most 81 digits, left-padded with zeros to 81 (a puzzle with `0`
+    /// blanks, or a solution, read by pandas as a number).
+    Number([u8; CELLS]),
+    /// An `int` that cannot be a puzzle.
+    BadNumber(&'static str, &'a [u8]),
+    /// Not text (`None`, a float, ...).
+    Other,
+}
+
+/// Reads the text of `str`, `bytes` and `int` records, noting whether any record was text (so
+/// that a batch of numbers or floats is refused as a whole rather than answered as all-invalid).
 struct TextReader {
     /// Python 3.10 or later: `PyUnicode_AsUTF8AndSize` is in the limited API there and gives the
     /// string's own UTF-8 buffer, with no copy; on 3.9 a `str` is encoded to a temporary `bytes`.
     /// (Not on Windows, where an abi3 module links against python3.dll, whose 3.9 version does
     /// not export the function.)
     borrow_utf8: bool,
+    /// Records that were text (or a number read as digits).
+    texts: usize,
+    /// The type of the first record that was neither text nor `None`.
+    other: Option<String>,
 }
 
 #[cfg(not(windows))]
@@ -144,25 +215,46 @@ impl TextReader {
     fn new(py: Python<'_>) -> TextReader {
         TextReader {
             borrow_utf8: cfg!(not(windows)) && py.version_info() >= (3, 10),
+            texts: 0,
+            other: None,
         }
     }
 
     /// The record's puzzle (or why it is not one): the text of a `str` or `bytes`, surrounding
-    /// whitespace ignored.
-    fn puzzle(&self, item: &Bound<'_, PyAny>) -> Result<Grid, Invalid> {
+    /// whitespace ignored, or the digits of an `int`.
+    fn puzzle(&mut self, item: &Bound<'_, PyAny>) -> Read {
         self.with_text(item, |text| match text {
-            Some(t) => Grid::parse(t.trim_ascii()).map_err(Invalid::from),
-            None => Err(Invalid::NotText),
+            Text::Borrowed(t) => Read::text(t),
+            Text::Number(digits) => Read::text(&digits),
+            Text::BadNumber(why, _) => Read::Refused(why),
+            Text::Other => Read::Puzzle(Err(Invalid::NotText)),
         })
     }
 
     /// The record's text as owned bytes (`check` solutions); `None` if it is not text.
-    fn owned(&self, item: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
-        self.with_text(item, |text| text.map(|t| t.trim_ascii().to_vec()))
+    fn owned(&mut self, item: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
+        self.with_text(item, |text| match text {
+            Text::Borrowed(t) | Text::BadNumber(_, t) => Some(t.trim_ascii().to_vec()),
+            Text::Number(digits) => Some(digits.to_vec()),
+            Text::Other => None,
+        })
     }
 
-    fn with_text<R>(&self, item: &Bound<'_, PyAny>, f: impl FnOnce(Option<&[u8]>) -> R) -> R {
+    /// A batch's wrong type: an error if records were given and none was text, but some were
+    /// values of another type (numbers, floats), which no puzzle column holds.
+    fn refuse_wrong_type(&self, what: &str) -> PyResult<()> {
+        match (&self.other, self.texts) {
+            (Some(t), 0) => Err(PyTypeError::new_err(format!(
+                "{what}: no record is a puzzle string (the first is a {t}); give puzzles as \
+                 text, for example read the column with dtype=str"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    fn with_text<R>(&mut self, item: &Bound<'_, PyAny>, f: impl FnOnce(Text<'_>) -> R) -> R {
         if let Ok(s) = item.cast::<PyString>() {
+            self.texts += 1;
             #[cfg(not(windows))]
             if self.borrow_utf8 {
                 let mut size: pyo3::ffi::Py_ssize_t = 0;
@@ -172,20 +264,44 @@ impl TextReader {
                 if data.is_null() {
                     // Not encodable (lone surrogates): clear the error, it is a bad record.
                     let _ = PyErr::take(item.py());
-                    return f(None);
+                    return f(Text::Other);
                 }
                 let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), size as usize) };
-                return f(Some(bytes));
+                return f(Text::Borrowed(bytes));
             }
             return match s.to_cow() {
-                Ok(text) => f(Some(text.as_bytes())),
-                Err(_) => f(None),
+                Ok(text) => f(Text::Borrowed(text.as_bytes())),
+                Err(_) => f(Text::Other),
             };
         }
-        match item.cast::<PyBytes>() {
-            Ok(b) => f(Some(b.as_bytes())),
-            Err(_) => f(None),
+        if let Ok(b) = item.cast::<PyBytes>() {
+            self.texts += 1;
+            return f(Text::Borrowed(b.as_bytes()));
         }
+        if item.is_instance_of::<PyInt>() && !item.is_instance_of::<PyBool>() {
+            if let Ok(decimal) = item.str() {
+                self.texts += 1;
+                let decimal = decimal.to_cow().unwrap_or_default();
+                let digits = decimal.as_bytes();
+                if digits.starts_with(b"-") {
+                    return f(Text::BadNumber(NEGATIVE, digits));
+                }
+                if digits.len() > CELLS {
+                    return f(Text::BadNumber(LONG_NUMBER, digits));
+                }
+                let mut padded = [b'0'; CELLS];
+                padded[CELLS - digits.len()..].copy_from_slice(digits);
+                return f(Text::Number(padded));
+            }
+        }
+        if self.other.is_none() && !item.is_none() {
+            self.other = Some(
+                item.get_type()
+                    .name()
+                    .map_or_else(|_| "value".to_string(), |n| n.to_string()),
+            );
+        }
+        f(Text::Other)
     }
 }
 
@@ -265,7 +381,8 @@ fn run_list<'py>(
     let engine = options.engine()?;
     let answers = PyList::empty(py);
     let statuses = options.with_status.then(|| PyList::empty(py));
-    let reader = TextReader::new(py);
+    let mut reader = TextReader::new(py);
+    let mut solution_reader = TextReader::new(py);
     let mut texts: Vec<Option<Vec<u8>>> = Vec::new();
     let mut puzzles_read = Vec::with_capacity(SEGMENT.min(n));
     for start in (0..n).step_by(SEGMENT) {
@@ -276,20 +393,17 @@ fn run_list<'py>(
         for i in start..end {
             puzzles_read.push(reader.puzzle(&puzzles.get_item(i)?));
             if let Some(s) = solutions {
-                texts.push(reader.owned(&s.get_item(i)?));
+                texts.push(solution_reader.owned(&s.get_item(i)?));
             }
         }
         let records: Vec<Record<'_>> = puzzles_read
             .iter()
             .enumerate()
-            .map(|(k, &puzzle)| {
-                let solution = texts.get(k).and_then(|t| t.as_deref());
-                Record::new(puzzle).with_solution(solution)
-            })
+            .map(|(k, &puzzle)| puzzle.record(texts.get(k).and_then(|t| t.as_deref())))
             .collect();
         let outcomes = py.detach(|| engine.answer(options.task, &records));
         let columns = options.task.columns();
-        for outcome in &outcomes {
+        for (outcome, read) in outcomes.iter().zip(&puzzles_read) {
             if options.with_columns {
                 let values = columns
                     .iter()
@@ -300,16 +414,18 @@ fn run_list<'py>(
                 answers.append(answer_object(py, outcome))?;
             }
             if let Some(st) = &statuses {
-                st.append(outcome.status())?;
+                st.append(read.status(outcome))?;
             }
         }
     }
     py.check_signals()?;
+    reader.refuse_wrong_type("puzzles")?;
     Ok((answers, statuses))
 }
 
-/// `solve` over a `uint8` array of shape `(N, 81)`, 0 for blanks: a new array of the same shape,
-/// a row of zeros where there is no solution.
+/// `solve` over a `uint8` array of shape `(N, 81)` (cell values, 0 for blanks, or ASCII text):
+/// a new array of the same shape and encoding, a row of blanks (`0` or `'0'`) where there is no
+/// solution.
 #[pyfunction]
 fn solve_array<'py>(
     py: Python<'py>,
@@ -324,13 +440,18 @@ fn solve_array<'py>(
         &puzzles,
         options,
         statuses.as_ref(),
-        |start, outcomes| {
+        |start, encoding, outcomes| {
             let mut rw = out.readwrite();
             let rows = rw.as_slice_mut().expect("a new array is contiguous");
             for (k, outcome) in outcomes.iter().enumerate() {
-                if let Outcome::Solved(grid) = outcome {
-                    rows[(start + k) * CELLS..(start + k + 1) * CELLS]
-                        .copy_from_slice(grid.cells());
+                let row: &mut [u8; CELLS] = (&mut rows[(start + k) * CELLS..][..CELLS])
+                    .try_into()
+                    .expect("81 cells");
+                match (outcome, encoding) {
+                    (Outcome::Solved(grid), Cells::Values) => row.copy_from_slice(grid.cells()),
+                    (Outcome::Solved(grid), Cells::Ascii) => grid.write_digits(row),
+                    (_, Cells::Ascii) => row.fill(b'0'),
+                    (_, Cells::Values) => {}
                 }
             }
         },
@@ -354,7 +475,7 @@ fn count_array<'py>(
         &puzzles,
         options,
         statuses.as_ref(),
-        |start, outcomes| {
+        |start, _, outcomes| {
             let mut rw = out.readwrite();
             let counts = rw.as_slice_mut().expect("a new array is contiguous");
             for (k, outcome) in outcomes.iter().enumerate() {
@@ -368,41 +489,92 @@ fn count_array<'py>(
     Ok((out, statuses))
 }
 
-/// Reads an `(N, 81)` array in segments (each row becomes a record's grid), answers each segment
-/// with the GIL released, hands the outcomes to `emit` (with the index of the segment's first
-/// row) and appends their statuses when asked.
-fn each_segment<'py>(
-    py: Python<'py>,
-    puzzles: &PyReadonlyArray2<'py, u8>,
-    options: &Options,
-    statuses: Option<&Bound<'py, PyList>>,
-    mut emit: impl FnMut(usize, &[Outcome]),
-) -> PyResult<()> {
+/// How an `(N, 81)` array holds its cells: values 0-9 (0 blank), or ASCII text (`'1'`-`'9'`,
+/// `'0'` or `'.'` blank), as `np.frombuffer(text.encode(), np.uint8).reshape(-1, 81)` gives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cells {
+    Values,
+    Ascii,
+}
+
+/// The encoding of an array's cells; an array holding both values 0-9 and ASCII digits is
+/// refused (half of it would be read wrong).
+fn cell_encoding(cells: &[u8]) -> PyResult<Cells> {
+    let (mut values, mut ascii) = (false, false);
+    for block in cells.chunks(1 << 16) {
+        for &b in block {
+            values |= b <= 9;
+            ascii |= b == b'.' || b.is_ascii_digit();
+        }
+        if values && ascii {
+            return Err(PyValueError::new_err(
+                "the array mixes cell values 0-9 with ASCII characters ('0'-'9', '.'): give every \
+                 row as values (0 = blank) or every row as ASCII text",
+            ));
+        }
+    }
+    Ok(if ascii { Cells::Ascii } else { Cells::Values })
+}
+
+/// The cells of an `(N, 81)` `uint8` array, checked: shape and contiguity.
+fn array_cells<'a>(puzzles: &'a PyReadonlyArray2<'_, u8>) -> PyResult<&'a [u8]> {
     let shape = puzzles.shape();
     if shape[1] != CELLS {
         return Err(PyValueError::new_err(format!(
             "expected a uint8 array of shape (N, 81), got shape {shape:?}"
         )));
     }
-    let cells = puzzles
+    puzzles
         .as_slice()
-        .map_err(|_| PyValueError::new_err("expected a C-contiguous array"))?;
+        .map_err(|_| PyValueError::new_err("expected a C-contiguous array"))
+}
+
+/// `"values"` or `"ascii"`: how a `uint8` array of shape `(N, 81)` holds its cells (ValueError
+/// if it mixes both).
+#[pyfunction(name = "cell_encoding")]
+fn array_cell_encoding(
+    py: Python<'_>,
+    puzzles: PyReadonlyArray2<'_, u8>,
+) -> PyResult<&'static str> {
+    let cells = array_cells(&puzzles)?;
+    Ok(match py.detach(|| cell_encoding(cells))? {
+        Cells::Values => "values",
+        Cells::Ascii => "ascii",
+    })
+}
+
+/// Reads an `(N, 81)` array in segments (each row becomes a record's grid), answers each segment
+/// with the GIL released, hands the outcomes to `emit` (with the index of the segment's first
+/// row and the array's encoding) and appends their statuses when asked.
+fn each_segment<'py>(
+    py: Python<'py>,
+    puzzles: &PyReadonlyArray2<'py, u8>,
+    options: &Options,
+    statuses: Option<&Bound<'py, PyList>>,
+    mut emit: impl FnMut(usize, Cells, &[Outcome]),
+) -> PyResult<()> {
+    let rows = puzzles.shape()[0];
+    let cells = array_cells(puzzles)?;
+    let encoding = py.detach(|| cell_encoding(cells))?;
     let engine = options.engine()?;
-    let mut records = Vec::with_capacity(SEGMENT.min(shape[0]));
-    for start in (0..shape[0]).step_by(SEGMENT) {
+    let mut records = Vec::with_capacity(SEGMENT.min(rows));
+    for start in (0..rows).step_by(SEGMENT) {
         py.check_signals()?;
-        let end = (start + SEGMENT).min(shape[0]);
+        let end = (start + SEGMENT).min(rows);
         records.clear();
         records.extend(
             cells[start * CELLS..end * CELLS]
                 .chunks_exact(CELLS)
-                .map(|row| {
-                    let cells: [u8; CELLS] = row.try_into().expect("81 cells");
-                    Record::new(Grid::from_cells(cells).map_err(Invalid::from))
+                .map(|row| match encoding {
+                    Cells::Ascii => Record::new(Grid::parse(row).map_err(Invalid::from)),
+                    Cells::Values => {
+                        let cells: [u8; CELLS] = row.try_into().expect("81 cells");
+                        Record::new(Grid::from_cells(cells).map_err(Invalid::from))
+                    }
                 }),
         );
         let outcomes = py.detach(|| engine.answer(options.task, &records));
-        emit(start, &outcomes);
+        emit(start, encoding, &outcomes);
         if let Some(list) = statuses {
             for outcome in &outcomes {
                 list.append(outcome.status())?;
@@ -423,16 +595,16 @@ fn dedupe_list<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let task = options.task_is("dedupe")?;
     let engine = options.engine()?;
-    let reader = TextReader::new(py);
     let mut deduper = Deduper::new();
     let kept = PyList::empty(py);
     let mut records = Vec::with_capacity(SEGMENT);
     for (list, keep) in against.iter().map(|a| (*a, false)).chain([(puzzles, true)]) {
+        let mut reader = TextReader::new(py);
         for start in (0..list.len()).step_by(SEGMENT) {
             py.check_signals()?;
             records.clear();
             for i in start..(start + SEGMENT).min(list.len()) {
-                records.push(Record::new(reader.puzzle(&list.get_item(i)?)));
+                records.push(reader.puzzle(&list.get_item(i)?).record(None));
             }
             for outcome in py.detach(|| engine.answer(task, &records)) {
                 let new = deduper.keep(&outcome);
@@ -441,8 +613,502 @@ fn dedupe_list<'py>(
                 }
             }
         }
+        reader.refuse_wrong_type(if keep { "puzzles" } else { "against" })?;
     }
     Ok(kept)
+}
+
+/// The values of one Arrow array of text (string or binary, in any layout), by row; `None` for a
+/// null.
+#[derive(Clone, Copy)]
+enum Texts<'a> {
+    Utf8(&'a arrow_array::StringArray),
+    LargeUtf8(&'a arrow_array::LargeStringArray),
+    Utf8View(&'a arrow_array::StringViewArray),
+    Binary(&'a arrow_array::BinaryArray),
+    LargeBinary(&'a arrow_array::LargeBinaryArray),
+    BinaryView(&'a arrow_array::BinaryViewArray),
+    FixedBinary(&'a arrow_array::FixedSizeBinaryArray),
+    Null,
+}
+
+impl<'a> Texts<'a> {
+    /// The texts of an array of one of the types [`is_text`] accepts (dictionaries decoded).
+    fn new(array: &'a dyn Array) -> Texts<'a> {
+        match array.data_type() {
+            DataType::Utf8 => Texts::Utf8(array.as_string()),
+            DataType::LargeUtf8 => Texts::LargeUtf8(array.as_string()),
+            DataType::Utf8View => Texts::Utf8View(array.as_string_view()),
+            DataType::Binary => Texts::Binary(array.as_binary()),
+            DataType::LargeBinary => Texts::LargeBinary(array.as_binary()),
+            DataType::BinaryView => Texts::BinaryView(array.as_binary_view()),
+            DataType::FixedSizeBinary(_) => Texts::FixedBinary(array.as_fixed_size_binary()),
+            _ => Texts::Null,
+        }
+    }
+
+    fn get(self, i: usize) -> Option<&'a [u8]> {
+        macro_rules! value {
+            ($a:expr, $v:expr) => {
+                if $a.is_valid(i) {
+                    Some($v)
+                } else {
+                    None
+                }
+            };
+        }
+        match self {
+            Texts::Utf8(a) => value!(a, a.value(i).as_bytes()),
+            Texts::LargeUtf8(a) => value!(a, a.value(i).as_bytes()),
+            Texts::Utf8View(a) => value!(a, a.value(i).as_bytes()),
+            Texts::Binary(a) => value!(a, a.value(i)),
+            Texts::LargeBinary(a) => value!(a, a.value(i)),
+            Texts::BinaryView(a) => value!(a, a.value(i)),
+            Texts::FixedBinary(a) => value!(a, a.value(i)),
+            Texts::Null => None,
+        }
+    }
+}
+
+/// Whether an Arrow type holds text the engine reads: strings or binary (any offset size, views,
+/// fixed size), dictionary-encoded or not, or nulls only.
+fn is_text(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Utf8
+        | DataType::LargeUtf8
+        | DataType::Utf8View
+        | DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView
+        | DataType::FixedSizeBinary(_)
+        | DataType::Null => true,
+        DataType::Dictionary(_, values) => is_text(values),
+        _ => false,
+    }
+}
+
+/// A chunk as an array [`Texts`] reads: a dictionary-encoded chunk is decoded (one chunk at a
+/// time), any other is itself.
+fn decoded(chunk: &ArrayRef) -> PyResult<ArrayRef> {
+    match chunk.data_type() {
+        DataType::Dictionary(_, values) => arrow_cast::cast(chunk, values)
+            .map_err(|e| PyValueError::new_err(format!("decoding a dictionary array: {e}"))),
+        _ => Ok(Arc::clone(chunk)),
+    }
+}
+
+/// An Arrow column read through the C Data Interface: its chunks (borrowed from the producer,
+/// not copied) and whether it came as one array (`__arrow_c_array__`) or a stream of chunks.
+struct Column {
+    chunks: Vec<ArrayRef>,
+    single: bool,
+}
+
+impl Column {
+    /// Reads `any`, refusing a column that is not text with a TypeError that says how to get text.
+    fn read(any: AnyArray, what: &str) -> PyResult<Column> {
+        let single = matches!(any, AnyArray::Array(_));
+        let reader = any.into_reader()?;
+        let field = reader.field();
+        if !is_text(field.data_type()) {
+            return Err(PyTypeError::new_err(format!(
+                "{what}: expected puzzle strings (an Arrow string or binary column), got Arrow \
+                 type {}; read puzzle columns as text, for example pd.read_csv(..., dtype=str)",
+                field.data_type()
+            )));
+        }
+        let chunks = reader
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| PyValueError::new_err(format!("{what}: reading the Arrow stream: {e}")))?;
+        Ok(Column { chunks, single })
+    }
+
+    fn len(&self) -> usize {
+        self.chunks.iter().map(|c| c.len()).sum()
+    }
+
+    /// The column with every dictionary chunk decoded.
+    fn decoded(&self) -> PyResult<Vec<ArrayRef>> {
+        self.chunks.iter().map(decoded).collect()
+    }
+}
+
+/// Reads the values of chunked text one after another, across chunk boundaries (a solution
+/// column need not be chunked like its puzzle column).
+struct Cursor<'a> {
+    chunks: &'a [ArrayRef],
+    chunk: usize,
+    row: usize,
+    texts: Option<Texts<'a>>,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(chunks: &'a [ArrayRef]) -> Cursor<'a> {
+        Cursor {
+            chunks,
+            chunk: 0,
+            row: 0,
+            texts: None,
+        }
+    }
+
+    /// The next value (`None` for a null, or past the end).
+    fn next(&mut self) -> Option<&'a [u8]> {
+        while self.chunk < self.chunks.len() && self.row >= self.chunks[self.chunk].len() {
+            self.chunk += 1;
+            self.row = 0;
+            self.texts = None;
+        }
+        let array = self.chunks.get(self.chunk)?;
+        let texts = *self.texts.get_or_insert_with(|| Texts::new(array.as_ref()));
+        self.row += 1;
+        texts.get(self.row - 1)
+    }
+}
+
+/// A string column being built: each value is appended whole (a grid's 81 digits, a status).
+/// It becomes a `string` array, or a `large_string` one past 2 GiB.
+struct TextBuilder {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+    nulls: NullBufferBuilder,
+}
+
+impl TextBuilder {
+    fn new(rows: usize, bytes_each: usize) -> TextBuilder {
+        TextBuilder {
+            bytes: Vec::with_capacity(rows * bytes_each),
+            ends: Vec::with_capacity(rows),
+            nulls: NullBufferBuilder::new(rows),
+        }
+    }
+
+    /// Appends the bytes `write` writes (ASCII), or a null if it returns false.
+    fn push(&mut self, write: impl FnOnce(&mut Vec<u8>) -> bool) {
+        let start = self.bytes.len();
+        if write(&mut self.bytes) {
+            self.nulls.append_non_null();
+        } else {
+            self.bytes.truncate(start);
+            self.nulls.append_null();
+        }
+        self.ends.push(self.bytes.len());
+    }
+
+    fn finish(mut self) -> ArrayRef {
+        fn build<O: OffsetSizeTrait>(
+            b: TextBuilder,
+            nulls: Option<arrow_buffer::NullBuffer>,
+        ) -> ArrayRef {
+            let offsets: Vec<O> = std::iter::once(0)
+                .chain(b.ends.iter().copied())
+                .map(O::usize_as)
+                .collect();
+            let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
+            Arc::new(GenericStringArray::<O>::new(
+                offsets,
+                Buffer::from_vec(b.bytes),
+                nulls,
+            ))
+        }
+        let nulls = self.nulls.finish();
+        if self.bytes.len() <= i32::MAX as usize {
+            build::<i32>(self, nulls)
+        } else {
+            build::<i64>(self, nulls)
+        }
+    }
+}
+
+/// One output column of Arrow answers, of a result column's type.
+enum Answers {
+    Text(TextBuilder),
+    Int(Int64Builder),
+    Float(Float64Builder),
+    Bool(BooleanBuilder),
+}
+
+/// One answer value, for an [`Answers`] column.
+enum Value {
+    Grid(Grid),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Null,
+}
+
+impl Answers {
+    fn new(kind: ColumnType, rows: usize) -> Answers {
+        match kind {
+            ColumnType::Grid => Answers::Text(TextBuilder::new(rows, CELLS)),
+            ColumnType::Count => Answers::Int(Int64Builder::with_capacity(rows)),
+            ColumnType::Float => Answers::Float(Float64Builder::with_capacity(rows)),
+            _ => Answers::Bool(BooleanBuilder::with_capacity(rows)),
+        }
+    }
+
+    fn push(&mut self, value: Value) {
+        match (self, value) {
+            (Answers::Text(b), Value::Grid(grid)) => b.push(|out| {
+                let mut digits = [0u8; CELLS];
+                grid.write_digits(&mut digits);
+                out.extend_from_slice(&digits);
+                true
+            }),
+            (Answers::Int(b), Value::Int(v)) => b.append_value(v),
+            (Answers::Float(b), Value::Float(v)) => b.append_value(v),
+            (Answers::Bool(b), Value::Bool(v)) => b.append_value(v),
+            (Answers::Text(b), _) => b.push(|_| false),
+            (Answers::Int(b), _) => b.append_null(),
+            (Answers::Float(b), _) => b.append_null(),
+            (Answers::Bool(b), _) => b.append_null(),
+        }
+    }
+
+    fn finish(self) -> ArrayRef {
+        match self {
+            Answers::Text(b) => b.finish(),
+            Answers::Int(mut b) => Arc::new(b.finish()),
+            Answers::Float(mut b) => Arc::new(b.finish()),
+            Answers::Bool(mut b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+/// The answer of an outcome, as the list route gives it (a grid, a count, a rating; `check`'s
+/// verdict, false for a malformed puzzle).
+fn answer_value(task: Task, outcome: &Outcome) -> Value {
+    if task.needs_solution() {
+        return Value::Bool(matches!(outcome, Outcome::Verified));
+    }
+    column_value(outcome, 0)
+}
+
+/// The value of result column `index` for an outcome (see [`column_object`]).
+fn column_value(outcome: &Outcome, index: usize) -> Value {
+    match (outcome, index) {
+        (Outcome::Solved(grid) | Outcome::Canonical(grid), 0) => Value::Grid(*grid),
+        (Outcome::Counted { found, .. }, 0) => Value::Int(i64::from(*found)),
+        (Outcome::Rated(r), 0) => Value::Float(r.mean_guesses()),
+        (Outcome::Rated(r), 1) => Value::Bool(r.singles),
+        _ => Value::Null,
+    }
+}
+
+/// The output columns of a task over Arrow: the answer (or with `with_columns`, each result
+/// column), then the statuses when asked; as `(name, kind)`.
+fn arrow_outputs(options: &Options) -> Vec<(&'static str, ColumnType)> {
+    let task = options.task;
+    let mut outputs: Vec<(&'static str, ColumnType)> = if options.with_columns {
+        task.columns().iter().map(|c| (c.name, c.kind)).collect()
+    } else if task.needs_solution() {
+        vec![("ok", ColumnType::Bool)]
+    } else {
+        let first = task.columns()[0];
+        vec![(first.name, first.kind)]
+    };
+    if options.with_status {
+        outputs.push((sudoku_batch::STATUS.name, ColumnType::Text));
+    }
+    outputs
+}
+
+/// Outputs as Python objects: one array per output when the input was one array, else a chunked
+/// array (one chunk per input chunk), each exposing the Arrow PyCapsule protocol.
+fn arrow_objects(
+    py: Python<'_>,
+    names: &[(&'static str, ColumnType)],
+    columns: Vec<Vec<ArrayRef>>,
+    single: bool,
+) -> PyResult<Vec<Py<PyAny>>> {
+    names
+        .iter()
+        .zip(columns)
+        .map(|(&(name, kind), chunks)| {
+            let data_type = match chunks.first() {
+                Some(c) => c.data_type().clone(),
+                None => match kind {
+                    ColumnType::Count => DataType::Int64,
+                    ColumnType::Float => DataType::Float64,
+                    ColumnType::Bool => DataType::Boolean,
+                    _ => DataType::Utf8,
+                },
+            };
+            let field = Arc::new(Field::new(name, data_type, true));
+            if single && chunks.len() == 1 {
+                let array = chunks.into_iter().next().expect("one chunk");
+                Ok(PyArray::new(array, field)
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind())
+            } else {
+                // Chunks of a column all have one type, except a text column that outgrew
+                // `string` in one chunk: then every chunk is made `large_string`.
+                let large = chunks.iter().any(|c| c.data_type() == &DataType::LargeUtf8);
+                let chunks = if large {
+                    chunks
+                        .iter()
+                        .map(|c| arrow_cast::cast(c, &DataType::LargeUtf8))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| PyValueError::new_err(e.to_string()))?
+                } else {
+                    chunks
+                };
+                let field = if large {
+                    Arc::new(Field::new(name, DataType::LargeUtf8, true))
+                } else {
+                    field
+                };
+                Ok(PyChunkedArray::try_new(chunks, field)?
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind())
+            }
+        })
+        .collect()
+}
+
+/// Any task but dedupe over an Arrow column of puzzles (and for `check`, an Arrow column of
+/// solutions of the same length), read in place. Returns the output arrays (see
+/// [`arrow_outputs`]), each an array if the puzzles came as one array, else a chunked array with
+/// one chunk per puzzle chunk. A null puzzle is an invalid record (`invalid: no puzzle (null)`).
+#[pyfunction]
+#[pyo3(signature = (puzzles, solutions, options))]
+fn run_arrow(
+    py: Python<'_>,
+    puzzles: AnyArray,
+    solutions: Option<AnyArray>,
+    options: &Options,
+) -> PyResult<Vec<Py<PyAny>>> {
+    let task = options.task;
+    if task.filters() {
+        return Err(PyValueError::new_err("dedupe over Arrow: use dedupe_arrow"));
+    }
+    let puzzles = Column::read(puzzles, "puzzles")?;
+    let solutions = solutions
+        .map(|s| Column::read(s, "solutions"))
+        .transpose()?;
+    if let Some(s) = &solutions {
+        let (n, m) = (puzzles.len(), s.len());
+        if n != m {
+            return Err(PyValueError::new_err(format!(
+                "{n} puzzles but {m} solutions: check needs one solution per puzzle"
+            )));
+        }
+    }
+    let solution_chunks = solutions.as_ref().map(Column::decoded).transpose()?;
+    let mut solution_cursor = solution_chunks.as_deref().map(Cursor::new);
+    let engine = options.engine()?;
+    let outputs = arrow_outputs(options);
+    let mut columns: Vec<Vec<ArrayRef>> = vec![Vec::new(); outputs.len()];
+    let mut reads: Vec<Read> = Vec::with_capacity(SEGMENT);
+    let mut solution_texts: Vec<Option<&[u8]>> = Vec::with_capacity(SEGMENT);
+    for chunk in &puzzles.chunks {
+        let chunk = decoded(chunk)?;
+        let texts = Texts::new(chunk.as_ref());
+        let rows = chunk.len();
+        let mut builders: Vec<Answers> = outputs
+            .iter()
+            .map(|&(_, kind)| match kind {
+                ColumnType::Text => Answers::Text(TextBuilder::new(rows, 16)),
+                kind => Answers::new(kind, rows),
+            })
+            .collect();
+        for start in (0..rows).step_by(SEGMENT) {
+            py.check_signals()?;
+            let end = (start + SEGMENT).min(rows);
+            py.detach(|| {
+                reads.clear();
+                reads.extend((start..end).map(|i| match texts.get(i) {
+                    Some(text) => Read::text(text),
+                    None => Read::Refused(NULL),
+                }));
+                solution_texts.clear();
+                if let Some(cursor) = solution_cursor.as_mut() {
+                    solution_texts.extend((start..end).map(|_| cursor.next()));
+                }
+                let records: Vec<Record<'_>> = reads
+                    .iter()
+                    .enumerate()
+                    .map(|(k, read)| read.record(solution_texts.get(k).copied().flatten()))
+                    .collect();
+                let outcomes = engine.answer(task, &records);
+                for (outcome, read) in outcomes.iter().zip(&reads) {
+                    for (index, builder) in builders.iter_mut().enumerate() {
+                        match builder {
+                            Answers::Text(b) if outputs[index].1 == ColumnType::Text => {
+                                b.push(|out| {
+                                    read.write_status(outcome, out);
+                                    true
+                                })
+                            }
+                            _ if options.with_columns => builder.push(column_value(outcome, index)),
+                            _ => builder.push(answer_value(task, outcome)),
+                        }
+                    }
+                }
+            });
+        }
+        for (column, builder) in columns.iter_mut().zip(builders) {
+            column.push(builder.finish());
+        }
+    }
+    py.check_signals()?;
+    arrow_objects(py, &outputs, columns, puzzles.single)
+}
+
+/// `dedupe` over Arrow columns: for each record of `puzzles`, whether it is kept (the first of its
+/// class, and in no class of `against`), as a boolean array (chunked like `puzzles`). A malformed
+/// or null record is kept.
+#[pyfunction]
+#[pyo3(signature = (puzzles, against, options))]
+fn dedupe_arrow(
+    py: Python<'_>,
+    puzzles: AnyArray,
+    against: Option<AnyArray>,
+    options: &Options,
+) -> PyResult<Py<PyAny>> {
+    let task = options.task_is("dedupe")?;
+    let puzzles = Column::read(puzzles, "puzzles")?;
+    let against = against.map(|a| Column::read(a, "against")).transpose()?;
+    let engine = options.engine()?;
+    let mut deduper = Deduper::new();
+    let mut kept = Vec::new();
+    for (column, keep) in against.iter().map(|a| (a, false)).chain([(&puzzles, true)]) {
+        for chunk in &column.chunks {
+            let chunk = decoded(chunk)?;
+            let texts = Texts::new(chunk.as_ref());
+            let rows = chunk.len();
+            let mut mask = BooleanBuilder::with_capacity(if keep { rows } else { 0 });
+            for start in (0..rows).step_by(SEGMENT) {
+                py.check_signals()?;
+                py.detach(|| {
+                    let records: Vec<Record<'_>> = (start..(start + SEGMENT).min(rows))
+                        .map(|i| match texts.get(i) {
+                            Some(text) => Read::text(text).record(None),
+                            None => Read::Refused(NULL).record(None),
+                        })
+                        .collect();
+                    for outcome in engine.answer(task, &records) {
+                        let new = deduper.keep(&outcome);
+                        if keep {
+                            mask.append_value(new);
+                        }
+                    }
+                });
+            }
+            if keep {
+                kept.push(Arc::new(mask.finish()) as ArrayRef);
+            }
+        }
+    }
+    let mut objects = arrow_objects(
+        py,
+        &[("kept", ColumnType::Bool)],
+        vec![kept],
+        puzzles.single,
+    )?;
+    Ok(objects.pop().expect("one output"))
 }
 
 /// Collects the engine's messages for `run_file`, and stops the run when asked.
@@ -622,5 +1288,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_array, m)?)?;
     m.add_function(wrap_pyfunction!(run_file, m)?)?;
     m.add_function(wrap_pyfunction!(dedupe_list, m)?)?;
+    m.add_function(wrap_pyfunction!(array_cell_encoding, m)?)?;
+    m.add_function(wrap_pyfunction!(run_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(dedupe_arrow, m)?)?;
     Ok(())
 }

@@ -42,7 +42,7 @@ def test_lexmin_and_counts_match_the_cli(cli, tmp_path):
 
 def test_bad_records_get_none_and_a_status_and_never_stop_the_batch():
     clash = "55" + PUZZLE[2:]
-    records = [PUZZLE, "bad", None, float("nan"), 12, clash, UNSOLVABLE, PUZZLE.encode(), "", " " + PUZZLE + "\n", "\ud800" * 81]
+    records = [PUZZLE, "bad", None, float("nan"), [PUZZLE], clash, UNSOLVABLE, PUZZLE.encode(), "", " " + PUZZLE + "\n", "\ud800" * 81]
     answers, statuses = sb.solve(records, with_status=True)
     assert answers == [SOLUTION, None, None, None, None, None, None, SOLUTION, None, SOLUTION, None]
     assert statuses[0] == "solved"

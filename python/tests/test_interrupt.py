@@ -8,6 +8,8 @@ import textwrap
 import threading
 import time
 
+import pytest
+
 import sudoku_batch as sb
 from conftest import DATA, puzzles_of
 
@@ -65,8 +67,12 @@ def test_ctrl_c_stops_solve_file_and_leaves_no_output(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "long.py"], "no output, no temporary file"
 
 
-def test_the_gil_is_released_while_solving():
+@pytest.mark.parametrize("kind", ["list", "arrow"])
+def test_the_gil_is_released_while_solving(kind):
     puzzles = puzzles_of("generated_minimal_2000.txt") * 100
+    if kind == "arrow":
+        pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install pyarrow)")
+        puzzles = pa.chunked_array([puzzles[:50_000], puzzles[50_000:]])
     ticks = 0
     done = threading.Event()
 

@@ -1,6 +1,7 @@
-"""Both Spark routes on a real local Spark (`local[2]`): the package inside mapInPandas (the
-`python -m sudoku_batch.spark` job and `solve_column` in a user's job), and the CLI as a strict
-line filter under `rdd.pipe(..., checkCode=True)`. Outputs are checked record by record."""
+"""Both Spark routes on a real local Spark (`local[2]`): the package inside mapInPandas (line
+input) and mapInArrow (CSV and Parquet tables: the `python -m sudoku_batch.spark` job and
+`solve_column` in a user's job), and the CLI as a strict line filter under
+`rdd.pipe(..., checkCode=True)`. Outputs are checked record by record."""
 
 import os
 import subprocess
@@ -148,6 +149,109 @@ def test_the_spark_job_on_csv_has_the_clis_columns_and_statuses(cli, tmp_path, t
     assert len(rows[0]) == len(cli_rows[0])
 
 
+def write_parquet_set(path, n=600):
+    """A small Parquet table in row groups of 100: an id, a source, puzzles (a null and bad ones
+    among them), an answer column (empty but for a value on a bad row) and a rating."""
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install pyarrow)")
+    import pyarrow.parquet as pq
+
+    puzzles = puzzles_of("generated_unique25_2000.txt")[:n]
+    question = [None if i == 17 else "xyz" if i % 50 == 9 else p for i, p in enumerate(puzzles)]
+    answer = ["kept" if i == 59 else None for i in range(n)]
+    table = pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "source": [f"gen{i}" for i in range(n)],
+            "question": question,
+            "answer": answer,
+            "rating": pa.array([i % 7 / 2 for i in range(n)], pa.float64()),
+        }
+    )
+    pq.write_table(table, path, row_group_size=100)
+    return table
+
+
+@pytest.mark.parametrize("task", [["solve"], ["rate", "--samples", "3"], ["count", "--output-format", "csv"]])
+def test_the_spark_job_on_parquet_keeps_every_column_type_and_row(tmp_path, task):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    src = tmp_path / "set.parquet"
+    table = write_parquet_set(src)
+    out = tmp_path / "out"
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(out), "--master", MASTER, "--partitions", "3"]
+        + ["--task"]
+        + task,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode == 0, job.stderr[-3000:]
+    assert len(part_files(out)) >= 2, "the order across part files is under test"
+    question = table["question"].to_pylist()
+    if task[0] == "count":  # CSV output: the header, then the rows in order
+        import csv
+
+        header = (out / "_header.csv").read_text()
+        assert header == "id,source,question,answer,rating,count,status\n"
+        rows = list(csv.reader("".join((out / p).read_text() for p in part_files(out)).splitlines()))
+        assert [int(r[0]) for r in rows] == list(range(len(question)))
+        assert [r[5] for r in rows] == ["" if c is None else str(c) for c in sb.count(question)]
+        return
+    got = pq.read_table(out)
+    assert got.num_rows == table.num_rows
+    assert got["id"].to_pylist() == list(range(table.num_rows)), "rows in input order"
+    for name in ["source", "question", "rating"]:
+        assert got[name].to_pylist() == table[name].to_pylist(), name
+    assert got.schema.field("id").type == pa.int64() and got.schema.field("rating").type == pa.float64()
+    assert pa.types.is_string(got.schema.field("status").type) or pa.types.is_large_string(got.schema.field("status").type)
+    _, statuses = sb.solve(question, with_status=True)
+    statuses[17] = "invalid: no puzzle (null)"
+    if task[0] == "solve":
+        # The answer column is filled in place; a row without an answer keeps its value.
+        assert got.column_names == ["id", "source", "question", "answer", "rating", "status"]
+        assert pa.types.is_string(got.schema.field("answer").type) or pa.types.is_large_string(got.schema.field("answer").type)
+        answers = got["answer"].to_pylist()
+        for i, (p, a) in enumerate(zip(question, answers)):
+            if p is None or p == "xyz":
+                assert a == ("kept" if i == 59 else None)
+            else:
+                assert solves(a, p)
+        assert got["status"].to_pylist() == statuses
+    else:
+        # rate: its columns are added beside the input's own `rating`.
+        assert got.column_names == ["id", "source", "question", "answer", "rating", "rating_2", "singles", "status"]
+        assert got.schema.field("rating_2").type == pa.float64() and got.schema.field("singles").type == pa.bool_()
+        ratings, rate_statuses = sb.rate(question, samples=3, with_status=True)
+        assert got["rating_2"].to_pylist() == ratings
+        assert got["status"].to_pylist()[:17] == rate_statuses[:17]
+        assert got["answer"].to_pylist() == table["answer"].to_pylist()
+
+
+def test_the_spark_job_writes_parquet_from_csv_on_request(tmp_path):
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install pyarrow)")
+    import pyarrow.parquet as pq
+
+    puzzles = puzzles_of("generated_unique25_2000.txt")[:300]
+    src = tmp_path / "set.csv"
+    src.write_text("source,quizzes\n" + "".join(f"s{i},{p}\n" for i, p in enumerate(puzzles)))
+    out = tmp_path / "out"
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(out), "--master", MASTER]
+        + ["--partitions", "2", "--task", "count", "--output-format", "parquet"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode == 0, job.stderr[-3000:]
+    got = pq.read_table(out)
+    assert got.column_names == ["source", "quizzes", "count", "status"]
+    assert got.schema.field("count").type == pa.int64()
+    assert got["source"].to_pylist() == [f"s{i}" for i in range(len(puzzles))]
+    assert got["count"].to_pylist() == sb.count(puzzles) == [1] * len(puzzles)
+
+
 def test_solve_column_in_a_users_job(spark):
     from sudoku_batch.spark import answer_column, solve_column
 
@@ -163,6 +267,18 @@ def test_solve_column_in_a_users_job(spark):
     counted = answer_column(df, "question", task="count").orderBy("id").collect()
     assert [r["count"] for r in counted[:5]] == [1] * 5
     assert counted[-1]["count"] is None
+    # The CLI's rule: an existing solution column is filled in place (a row without an answer
+    # keeps its value); other result columns and the status get names the input does not have.
+    rows = [(i, p, "kept" if p == "bad" else None, "x") for i, p in enumerate(puzzles)]
+    df = spark.createDataFrame(rows, "id long, question string, answer string, status string")
+    filled = solve_column(df, "question")
+    assert filled.columns == ["id", "question", "answer", "status", "status_2"]
+    filled = filled.orderBy("id").collect()
+    assert filled[-2].answer == "kept" and filled[-1].answer is None and filled[-1].status == "x"
+    assert all(solves(r.answer, p) for r, p in zip(filled[:-2], puzzles))
+    assert filled[-1].status_2 == "invalid: no puzzle (null)"
+    rated = answer_column(df.withColumnRenamed("answer", "rating"), "question", task="rate", samples=2)
+    assert rated.columns == ["id", "question", "rating", "status", "rating_2", "singles", "status_2"]
 
 
 def test_the_cli_as_a_line_filter_under_rdd_pipe(spark, cli, tmp_path):

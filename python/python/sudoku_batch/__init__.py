@@ -1,8 +1,14 @@
-"""Batch Sudoku solving from Python, NumPy and pandas on every core.
+"""Batch Sudoku solving from Python, NumPy, pandas, Arrow and polars on every core.
 
 The engine is the ``sudoku-batch`` Rust library (the same one as the command-line tool); this
 package is a thin layer over it. Puzzles are 81-character strings (``1``-``9`` givens, ``0`` or
-``.`` blanks) or rows of a ``uint8`` NumPy array of shape ``(N, 81)`` (``0`` blank).
+``.`` blanks), rows of a ``uint8`` NumPy array of shape ``(N, 81)`` (cell values, ``0`` blank,
+or ASCII text), or an Arrow column of strings (a pyarrow ``Array``/``ChunkedArray``, a polars
+``Series``, an Arrow-backed pandas ``Series``, a ``datasets`` column in Arrow format, or any
+object with ``__arrow_c_array__``/``__arrow_c_stream__``), read in place with no Python object
+per puzzle. Answers come back in the kind that went in: a list for a list, an array for an
+array, an Arrow array for Arrow (a polars ``Series`` for polars), a ``Series`` with the same
+index for a pandas ``Series``.
 
 A bad record never raises and never stops the batch: it gets ``None`` (or a row of zeros, or
 -1) in its place, and ``with_status=True`` tells why. Work runs on ``threads`` workers (default:
@@ -26,7 +32,9 @@ from . import _native
 __all__ = ["solve", "count", "check", "canon", "rate", "dedupe", "solve_file"]
 __version__ = "0.1.0"
 
-Puzzles = Union[Sequence[Union[str, bytes]], "np.ndarray[Any, Any]"]
+Puzzles = Union[Sequence[Union[str, bytes]], "np.ndarray[Any, Any]", Any]
+
+_TEXT_HINT = "read puzzle columns as text, for example pd.read_csv(..., dtype=str)"
 
 
 def _int(value: Any, name: str, lo: int, hi: int) -> int:
@@ -55,9 +63,10 @@ def _as_array(puzzles: Any) -> Optional[np.ndarray]:
         return None
     if puzzles.dtype.kind in "OUS":
         return None
-    if puzzles.dtype != np.uint8:
+    if puzzles.dtype != np.uint8 or puzzles.ndim != 2:
         raise TypeError(
-            f"expected a uint8 array of shape (N, 81) (0 = blank), got dtype {puzzles.dtype}"
+            f"expected a uint8 array of shape (N, 81) (0 = blank) or puzzle strings, got dtype "
+            f"{puzzles.dtype} and shape {puzzles.shape}: {_TEXT_HINT}"
         )
     if puzzles.ndim != 2 or puzzles.shape[1] != 81:
         raise ValueError(
@@ -66,13 +75,119 @@ def _as_array(puzzles: Any) -> Optional[np.ndarray]:
     return np.ascontiguousarray(puzzles)
 
 
+def _is_table(records: Any) -> bool:
+    """A DataFrame or table (pandas, polars, pyarrow): its rows are not puzzles."""
+    return hasattr(records, "columns") or hasattr(records, "column_names")
+
+
+def _is_pandas(records: Any) -> bool:
+    return type(records).__module__.startswith("pandas") and hasattr(records, "index")
+
+
+def _arrow_kind(records: Any, what: str) -> Optional[str]:
+    """How an Arrow column was given: ``"pyarrow"``, ``"polars"``, ``"pandas"`` (an Arrow-backed
+    Series) or ``"arrow"`` (another producer of the Arrow PyCapsule protocol); None for
+    anything else. Raises TypeError for a numeric pandas Series, which holds no puzzle."""
+    if isinstance(records, (np.ndarray, list, tuple, str, bytes)) or _is_table(records):
+        return None
+    module = type(records).__module__
+    if _is_pandas(records) and hasattr(records, "dtype"):
+        dtype = records.dtype
+        if getattr(dtype, "kind", "O") in "iufcb":
+            raise TypeError(
+                f"{what}: expected puzzle strings, got a pandas Series of dtype {dtype} (numbers "
+                f"lose a puzzle's leading zeros): {_TEXT_HINT}"
+            )
+        if getattr(dtype, "storage", None) == "pyarrow" and hasattr(records.array, "__arrow_array__"):
+            return "pandas"
+        return None
+    if module.startswith("datasets") and _dataset_column(records) is not None:
+        return "datasets"
+    if module.startswith("polars"):
+        return "polars"
+    if module.startswith("pyarrow"):
+        return "pyarrow" if hasattr(records, "__arrow_c_stream__") or hasattr(records, "__arrow_c_array__") else None
+    if hasattr(records, "__arrow_c_array__") or hasattr(records, "__arrow_c_stream__"):
+        return "arrow"
+    return None
+
+
+def _dataset_column(records: Any) -> Any:
+    """A ``datasets.Dataset`` column (``ds["question"]``, a sequence of str) as the pyarrow
+    ChunkedArray behind it, in the dataset's row order; None for anything else."""
+    import sys
+
+    datasets = sys.modules.get("datasets")
+    source, name = getattr(records, "source", None), getattr(records, "column_name", None)
+    if datasets is None or not isinstance(source, datasets.Dataset) or not isinstance(name, str):
+        return None
+    return source.with_format("arrow")[name]
+
+
+def _arrow_in(records: Any, kind: str) -> Any:
+    """The object to hand to the engine's Arrow reader."""
+    if kind == "datasets":
+        return _dataset_column(records)
+    if kind == "pandas":
+        return records.array.__arrow_array__()  # the pyarrow ChunkedArray behind it, not a copy
+    return records
+
+
+def _arrow_out(kind: str, answers: Any, like: Any) -> Any:
+    """Answers built by the engine (an object with ``__arrow_c_array__`` or, for a chunked input,
+    ``__arrow_c_stream__``) in the kind of ``like``: a pyarrow Array or ChunkedArray, a polars
+    Series, a pandas Series with ``like``'s index; for another producer, a pyarrow array if
+    pyarrow is installed, else the engine's object."""
+    if kind == "polars":
+        import polars as pl
+
+        return pl.Series(answers)
+    if kind == "datasets":  # a sequence in, a list out, as for any sequence
+        import pyarrow as pa
+
+        array = pa.array(answers) if hasattr(answers, "__arrow_c_array__") else pa.chunked_array(answers)
+        return array.to_pylist()
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return answers
+    array = pa.array(answers) if hasattr(answers, "__arrow_c_array__") else pa.chunked_array(answers)
+    if kind == "pandas":
+        import pandas as pd
+
+        series = array.to_pandas(types_mapper=pd.ArrowDtype)
+        series.index = like.index
+        return series
+    return array
+
+
+def _list_out(kind: Optional[str], values: list, like: Any) -> Any:
+    """Answers of the list route in the kind of ``like`` (a list for anything not Arrow or pandas)."""
+    if _is_pandas(like):
+        import pandas as pd
+
+        missing = not values or any(v is None for v in values)
+        return pd.Series(values, index=like.index, dtype=object if missing else None)
+    if kind == "polars":
+        import polars as pl
+
+        return pl.Series(values)
+    if kind == "datasets":
+        return values
+    if kind is not None:
+        import pyarrow as pa
+
+        return pa.array(values)
+    return values
+
+
 def _as_list(records: Any, what: str) -> list:
     """Records given as strings, as a list (a list is used as is, without a copy)."""
     if isinstance(records, list):
         return records
     if isinstance(records, (str, bytes)):
         raise TypeError(f"{what}: expected a sequence of puzzle strings, got one {type(records).__name__}")
-    if isinstance(records, (dict, set, frozenset)) or hasattr(records, "columns"):
+    if isinstance(records, (dict, set, frozenset)) or _is_table(records):
         # A mapping or a DataFrame iterates over its keys or column names, not over puzzles.
         raise TypeError(
             f"{what}: expected a sequence of puzzle strings (a list, a Series, a column such as "
@@ -84,7 +199,17 @@ def _as_list(records: Any, what: str) -> list:
         if records.ndim != 1:
             raise ValueError(f"{what}: expected a 1-D array of strings, got shape {records.shape}")
         return records.tolist()
-    tolist = getattr(records, "tolist", None)  # pandas Series, Index, pyarrow arrays
+    kind = _arrow_kind(records, what)
+    if kind == "polars":
+        return records.to_list()
+    if kind == "datasets":
+        return _dataset_column(records).to_pylist()
+    if kind in ("pyarrow", "arrow"):
+        import pyarrow as pa
+
+        column = records if hasattr(records, "to_pylist") else pa.chunked_array(records)
+        return column.to_pylist()
+    tolist = getattr(records, "tolist", None)  # pandas Series, Index
     if callable(tolist):
         return tolist()
     try:
@@ -96,6 +221,31 @@ def _as_list(records: Any, what: str) -> list:
         ) from None
 
 
+def _answer(task: str, puzzles: Any, solutions: Any, with_status: bool, **options: Any) -> Any:
+    """Any task but dedupe over records given as strings or Arrow (arrays of shape (N, 81) are
+    read as text rows); answers in the kind of ``puzzles``."""
+    native = _native.Options(task, with_status=bool(with_status), **options)
+    kind = _arrow_kind(puzzles, "puzzles")
+    solution_kind = None if solutions is None else _arrow_kind(solutions, "solutions")
+    if kind is not None and (solutions is None or solution_kind is not None):
+        outputs = _native.run_arrow(
+            _arrow_in(puzzles, kind),
+            None if solutions is None else _arrow_in(solutions, solution_kind),
+            native,
+        )
+        outputs = [_arrow_out(kind, o, puzzles) for o in outputs]
+        return (outputs[0], outputs[1]) if with_status else outputs[0]
+    records = _records(puzzles, "puzzles")
+    others = None if solutions is None else _records(solutions, "solutions")
+    answers, statuses = _native.run_list(records, others, native)
+    if task == "check":
+        answers = [v is True for v in answers]
+    answers = _list_out(kind, answers, puzzles)
+    if with_status:
+        return answers, _list_out(kind, statuses, puzzles)
+    return answers
+
+
 def solve(
     puzzles: Puzzles,
     *,
@@ -105,30 +255,32 @@ def solve(
 ) -> Any:
     """Solve every puzzle.
 
-    ``puzzles``: a sequence of 81-character ``str`` (or ``bytes``), ``.`` or ``0`` for blanks
-    (a list, a tuple, a pandas Series, a 1-D object array), or a ``uint8`` array of shape
-    ``(N, 81)`` with 0 for blanks.
+    ``puzzles``: a sequence of 81-character ``str`` (or ``bytes``, or ``int`` digits, read
+    left-padded with zeros), ``.`` or ``0`` for blanks (a list, a tuple, a pandas Series, a 1-D
+    object array); an Arrow column of strings (a pyarrow ``Array``/``ChunkedArray``, a polars
+    ``Series``, an Arrow-backed pandas ``Series``, any object with ``__arrow_c_array__`` or
+    ``__arrow_c_stream__``), read in place; or a ``uint8`` array of shape ``(N, 81)`` of cell
+    values (0 blank) or ASCII text (``'0'``/``'.'`` blank).
 
     Returns, for strings, a ``list`` with one 81-digit ``str`` per puzzle, ``None`` where the
-    puzzle has no solution or is malformed; for an array, a new ``uint8`` array of shape
-    ``(N, 81)``, a row of zeros where there is no solution. With ``lexmin=True`` each solution is
-    the lexicographically smallest (row-major). With ``with_status=True``, returns
-    ``(answers, statuses)``, where each status is ``"solved"``, ``"unsolvable"`` or
-    ``"invalid: <reason>"``.
+    puzzle has no solution or is malformed (for an Arrow column, an Arrow ``string`` array in
+    the input's kind, null where none; for a pandas Series, a Series with its index); for an
+    array, a new ``uint8`` array of shape ``(N, 81)`` in the input's encoding, a row of blanks
+    where there is no solution. With ``lexmin=True`` each solution is the lexicographically
+    smallest (row-major). With ``with_status=True``, returns ``(answers, statuses)``, where each
+    status is ``"solved"``, ``"unsolvable"`` or ``"invalid: <reason>"``.
 
-    Raises ``TypeError``/``ValueError`` for an array of the wrong dtype or shape; never for a
-    bad record.
+    Raises ``TypeError`` for puzzles of the wrong type (a numeric column: read it with
+    ``dtype=str``), ``ValueError`` for an array of the wrong shape or mixing cell values with
+    ASCII; never for a bad record.
     """
     n = _threads(threads)
     array = _as_array(puzzles)
-    if array is not None:
-        answers, statuses = _native.solve_array(
-            array, _native.Options("solve", threads=n, lexmin=bool(lexmin), with_status=bool(with_status))
-        )
-    else:
-        records = _as_list(puzzles, "puzzles")
-        options = _native.Options("solve", threads=n, lexmin=bool(lexmin), with_status=bool(with_status))
-        answers, statuses = _native.run_list(records, None, options)
+    if array is None:
+        return _answer("solve", puzzles, None, with_status, threads=n, lexmin=bool(lexmin))
+    answers, statuses = _native.solve_array(
+        array, _native.Options("solve", threads=n, lexmin=bool(lexmin), with_status=bool(with_status))
+    )
     return (answers, statuses) if with_status else answers
 
 
@@ -141,27 +293,27 @@ def count(
 ) -> Any:
     """Count the solutions of every puzzle, stopping at ``limit`` (2: the uniqueness check).
 
-    Returns, for strings, a ``list`` of ``int`` (``0`` no solution, ``1`` unique, ``limit``
-    means "``limit`` or more"), ``None`` where the puzzle is malformed; for a ``uint8`` array of
-    shape ``(N, 81)``, an ``int32`` array of shape ``(N,)``, -1 where malformed. With
+    ``puzzles`` as for :func:`solve`. Returns, for strings, a ``list`` of ``int`` (``0`` no
+    solution, ``1`` unique, ``limit`` means "``limit`` or more"), ``None`` where the puzzle is
+    malformed (Arrow in: an ``int64`` Arrow array, null where malformed); for a ``uint8`` array
+    of shape ``(N, 81)``, an ``int32`` array of shape ``(N,)``, -1 where malformed. With
     ``with_status=True``, returns ``(counts, statuses)``: ``"ok"``, ``"unsolvable"`` or
     ``"invalid: <reason>"``.
     """
     limit = _int(limit, "limit", 1, 2**31 - 1)
     n = _threads(threads)
     array = _as_array(puzzles)
-    if array is not None:
-        counts, statuses = _native.count_array(
-            array, _native.Options("count", threads=n, limit=limit, with_status=bool(with_status))
-        )
-    else:
-        records = _as_list(puzzles, "puzzles")
-        options = _native.Options("count", threads=n, limit=limit, with_status=bool(with_status))
-        counts, statuses = _native.run_list(records, None, options)
+    if array is None:
+        return _answer("count", puzzles, None, with_status, threads=n, limit=limit)
+    counts, statuses = _native.count_array(
+        array, _native.Options("count", threads=n, limit=limit, with_status=bool(with_status))
+    )
     return (counts, statuses) if with_status else counts
 
 
-def _array_rows_as_text(array: np.ndarray) -> List[str]:
+def _array_rows_as_text(array: np.ndarray) -> List[Union[str, bytes]]:
+    if _native.cell_encoding(array) == "ascii":
+        return [row.tobytes() for row in array]
     # Digits as text; a value above 9 becomes '?' so that the record is reported as malformed.
     text = np.where(array <= 9, array + ord("0"), ord("?")).astype(np.uint8)
     return [row.tobytes().decode("ascii") for row in text]
@@ -178,20 +330,12 @@ def check(
     """Verify a solution for every puzzle: complete, valid, keeping every given and (with
     ``unique=True``) the puzzle's only solution.
 
-    ``puzzles`` and ``solutions`` have the same length: sequences of strings or ``uint8``
-    arrays of shape ``(N, 81)``. Returns a ``list`` of ``bool`` (``False`` also for a malformed
-    puzzle). With ``with_status=True``, returns ``(verdicts, statuses)``: ``"ok"``,
+    ``puzzles`` and ``solutions`` have the same length: sequences of strings, Arrow columns or
+    ``uint8`` arrays of shape ``(N, 81)``. Returns a ``list`` of ``bool`` (``False`` also for a
+    malformed puzzle); Arrow in (both columns), a ``bool`` Arrow array. With ``with_status=True``, returns ``(verdicts, statuses)``: ``"ok"``,
     ``"wrong: <reason>"`` or ``"invalid: <reason>"``.
     """
-    n = _threads(threads)
-    lists = []
-    for records, what in ((puzzles, "puzzles"), (solutions, "solutions")):
-        array = _as_array(records)
-        lists.append(_array_rows_as_text(array) if array is not None else _as_list(records, what))
-    options = _native.Options("check", threads=n, unique=bool(unique), with_status=bool(with_status))
-    verdicts, statuses = _native.run_list(lists[0], lists[1], options)
-    verdicts = [v is True for v in verdicts]
-    return (verdicts, statuses) if with_status else verdicts
+    return _answer("check", puzzles, solutions, with_status, threads=_threads(threads), unique=bool(unique))
 
 
 def _records(puzzles: Puzzles, what: str) -> list:
@@ -209,13 +353,11 @@ def canon(
     every puzzle of one equivalence class (the 3,359,232 grid symmetries times the 9! digit
     relabellings), different across classes: the lexicographically smallest string of the class.
 
-    Returns a ``list`` of ``str``, ``None`` where the puzzle is malformed or its givens clash.
+    Returns a ``list`` of ``str``, ``None`` where the puzzle is malformed or its givens clash
+    (Arrow in: a ``string`` Arrow array).
     With ``with_status=True``, returns ``(forms, statuses)``.
     """
-    records = _records(puzzles, "puzzles")
-    options = _native.Options("canon", threads=_threads(threads), with_status=bool(with_status))
-    answers, statuses = _native.run_list(records, None, options)
-    return (answers, statuses) if with_status else answers
+    return _answer("canon", puzzles, None, with_status, threads=_threads(threads))
 
 
 def rate(
@@ -231,17 +373,13 @@ def rate(
     the same on any machine, at any thread count, and for every isomorph of the puzzle). ``0.0``
     means no guess was needed.
 
-    Returns a ``list`` of ``float``, ``None`` where the puzzle has no solution or is malformed.
+    Returns a ``list`` of ``float``, ``None`` where the puzzle has no solution or is malformed
+    (Arrow in: a ``float64`` Arrow array).
     With ``with_status=True``, returns ``(ratings, statuses)``.
     """
     samples = _int(samples, "samples", 1, 4096)
     seed = _int(seed, "seed", 0, 2**64 - 1)
-    records = _records(puzzles, "puzzles")
-    options = _native.Options(
-        "rate", threads=_threads(threads), samples=samples, seed=seed, with_status=bool(with_status)
-    )
-    answers, statuses = _native.run_list(records, None, options)
-    return (answers, statuses) if with_status else answers
+    return _answer("rate", puzzles, None, with_status, threads=_threads(threads), samples=samples, seed=seed)
 
 
 def dedupe(
@@ -250,17 +388,24 @@ def dedupe(
     exact: bool = False,
     against: Optional[Puzzles] = None,
     threads: Optional[int] = None,
-) -> List[bool]:
+) -> Any:
     """Which records to keep: ``True`` for the first record of each equivalence class (with
     ``exact=True``, of each distinct puzzle; ``.`` and ``0`` are both blank), ``False`` for later
     ones and for any record equivalent to a record of ``against`` (for example a test split).
-    A malformed record is kept (``True``): it belongs to no class.
+    A malformed record is kept (``True``): it belongs to no class. Arrow in (and ``against``
+    Arrow or absent), a ``bool`` Arrow array; a pandas Series in, a boolean Series (a mask).
 
     >>> df = df[sudoku_batch.dedupe(df["question"])]   # doctest: +SKIP
     """
+    options = _native.Options("dedupe", threads=_threads(threads), exact=bool(exact))
+    kind = _arrow_kind(puzzles, "puzzles")
+    against_kind = None if against is None else _arrow_kind(against, "against")
+    if kind is not None and (against is None or against_kind is not None):
+        other = None if against is None else _arrow_in(against, against_kind)
+        return _arrow_out(kind, _native.dedupe_arrow(_arrow_in(puzzles, kind), other, options), puzzles)
     records = _records(puzzles, "puzzles")
     other = None if against is None else _records(against, "against")
-    return _native.dedupe_list(records, other, _native.Options("dedupe", threads=_threads(threads), exact=bool(exact)))
+    return _list_out(kind, _native.dedupe_list(records, other, options), puzzles)
 
 
 def solve_file(

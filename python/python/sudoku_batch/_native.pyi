@@ -47,6 +47,25 @@ def solve_array(
 def count_array(
     puzzles: npt.NDArray[np.uint8], options: Options
 ) -> Tuple[npt.NDArray[np.int32], Optional[List[str]]]: ...
+def run_arrow(puzzles: Any, solutions: Optional[Any], options: Options) -> List[Any]:
+    """Any task but dedupe over an Arrow column of strings (an object with `__arrow_c_array__`
+    or `__arrow_c_stream__`), and for check an Arrow column of solutions of the same length,
+    read in place with the GIL released. Returns the answer column (with `with_columns`, each
+    result column instead) and, with `with_status`, the statuses: each an object with
+    `__arrow_c_array__` if the puzzles were one array, else one with `__arrow_c_stream__` (a
+    chunk per puzzle chunk). TypeError for a column that is not text; ValueError for lengths
+    that differ."""
+    ...
+
+def dedupe_arrow(puzzles: Any, against: Optional[Any], options: Options) -> Any:
+    """Dedupe over Arrow columns: a boolean Arrow column, True for the records to keep."""
+    ...
+
+def cell_encoding(puzzles: npt.NDArray[np.uint8]) -> str:
+    """"values" (0-9, 0 blank) or "ascii" ('0'-'9', '.'): how a uint8 (N, 81) array holds its
+    cells. ValueError if it holds both."""
+    ...
+
 def run_file(input: str, output: str, options: Options) -> Dict[str, Any]: ...
 def answer_lines(text: bytes, options: Options) -> bytes: ...
 def detect_format(prefix: bytes, column: Optional[str] = None) -> str: ...

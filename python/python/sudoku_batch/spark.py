@@ -3,20 +3,24 @@
 Command line::
 
     python -m sudoku_batch.spark INPUT OUTDIR [--master URL] [--partitions N]
-        [--task solve|count|check|canon|rate] [--format auto|line|csv] [--column NAME]
+        [--task solve|count|check|canon|rate] [--format auto|line|csv|parquet]
+        [--output-format auto|csv|parquet] [--column NAME]
         [--lexmin] [--limit N] [--unique] [--samples K] [--seed S]
 
-INPUT is one file, a local path or any URL Spark reads (``hdfs://``, ``s3a://``). OUTDIR is
-written as Spark writes: part files which, concatenated in name order, hold one answer per record
-in input order.
+INPUT is one file (or a directory of Parquet files), a local path or any URL Spark reads
+(``hdfs://``, ``s3a://``). OUTDIR is written as Spark writes: part files which, concatenated in
+name order, hold one answer per record in input order.
 
 - Line input (one puzzle per line): each part file holds the CLI's line output for its records
   (a solution, a count, a canonical form, a rating, or a status such as ``invalid: ...``),
   byte for byte what
   ``sudoku-batch`` prints for the same lines.
-- CSV input (a header naming the puzzle column): each part file holds CSV rows with every input
-  column, in order, then the answer and ``status`` columns (solve fills an existing
-  ``solution``/``solutions``/``answer`` column in place); the header row is written to
+- Table input, CSV (a header naming the puzzle column) or Parquet (a ``.parquet`` path, a
+  directory of Parquet files, or ``--format parquet``): every input column is kept, in order,
+  then the task's result columns and ``status`` are added (solve fills an existing
+  ``solution``/``solutions``/``answer`` column in place; see :func:`result_names`). The output
+  is in the input's format unless ``--output-format`` says otherwise; Parquet output has typed
+  columns (string, long, double, boolean). For CSV output the header row is written to
   ``OUTDIR/_header.csv`` (files starting with ``_`` are ignored by Spark's readers, and the name
   sorts before the part files, so ``cat OUTDIR/_header.csv OUTDIR/part-*`` is the whole table).
   Rows are read one per line: a quoted field with a line feed in it needs ``--multiline`` (which
@@ -78,6 +82,27 @@ def _task_threads(threads: Optional[int]) -> Optional[int]:
         return 1
 
 
+def _solution_column(columns: Any, puzzle_column: str) -> Optional[str]:
+    """The input's solution column, by the CLI's names (``solution``, ``answer``, ...), if any."""
+    return next(
+        (c for name in _native.SOLUTION_NAMES for c in columns if c.strip().lower() == name and c != puzzle_column),
+        None,
+    )
+
+
+def result_names(task: str, columns: Any, puzzle_column: str, solution_column: Optional[str] = None) -> list:
+    """The names of a task's result columns for a table with ``columns``, by the CLI's rule:
+    ``solve`` fills the input's solution column in place (``solution_column``, else the first
+    column named ``solution``, ``solutions``, ``answer``, ...) if it has one; every other result
+    column is added, under a name the input does not have (``rating_2`` beside an input
+    ``rating``)."""
+    if task == "solve":
+        existing = solution_column or _solution_column(columns, puzzle_column)
+        if existing is not None:
+            return [existing]
+    return _fresh_all([name for name, _ in _native.result_columns(task)], columns)
+
+
 def answer_column(
     df: Any,
     column: str,
@@ -85,7 +110,7 @@ def answer_column(
     task: str = "solve",
     solution_column: Optional[str] = None,
     output: Optional[str] = None,
-    status: str = "status",
+    status: Optional[str] = None,
     lexmin: bool = False,
     limit: int = 2,
     unique: bool = False,
@@ -101,12 +126,16 @@ def answer_column(
     column ``count`` (``limit`` means "at least"), ``"canon"`` a string column ``canonical``,
     ``"rate"`` a double column ``rating`` and a boolean column ``singles`` (``samples``
     isomorphs, ``seed``), ``"check"`` none: its verdict is the status, for the solutions in
-    ``solution_column``. ``output`` renames the first result column, ``names`` all of them.
-    ``status`` holds ``solved``/``ok``, ``unsolvable``, ``wrong: ...`` or ``invalid: ...``. A
-    column that already has a result column's name is replaced in place (solve: filled, a row
-    without an answer keeping its value, as the CLI fills a solution column); every other
-    column is kept as it is. Runs inside ``mapInPandas``, so rows stay in their partitions and
-    in order.
+    ``solution_column``. ``status`` (default ``status``) holds ``solved``/``ok``,
+    ``unsolvable``, ``wrong: ...`` or ``invalid: ...``.
+
+    Names follow the CLI's rule (:func:`result_names`): solve fills the input's solution column
+    (``solution_column``, or one named ``solution``/``answer``/...) in place, a row without an
+    answer keeping its value; other result columns, and the status, are added under names the
+    input does not have (``rating_2``, ``status_2``). ``output`` names the first result column
+    and ``names`` all of them, ``status`` the status column; a given name that the input has is
+    replaced (solve: filled). Every other column is kept as it is. Runs inside ``mapInArrow``,
+    each batch read in place by the engine, so rows stay in their partitions and in order.
     """
     from pyspark.sql.types import StringType, StructField, StructType
 
@@ -117,11 +146,16 @@ def answer_column(
     results = list(_native.result_columns(task))
     if output is not None and not results:
         raise ValueError(f"task {task!r} adds no result column (its verdict is the status); output= does not apply")
-    outs = list(names) if names is not None else [name for name, _ in results]
-    if output is not None and outs:
-        outs[0] = output
+    if names is not None:
+        outs = list(names)
+    elif output is not None:
+        outs = [output] + _fresh_all([name for name, _ in results[1:]], list(df.columns) + [output])
+    else:
+        outs = result_names(task, df.columns, column, solution_column if task == "solve" else None)
     if len(outs) != len(results):
         raise ValueError(f"task {task!r} has {len(results)} result columns, {len(outs)} names given")
+    if status is None:
+        status = _fresh("status", list(df.columns) + outs)
     fields = list(df.schema.fields)
     added = [(out, _spark_type(kind)) for out, (_, kind) in zip(outs, results)] + [(status, StringType())]
     for name, kind in added:
@@ -132,22 +166,27 @@ def answer_column(
         else:
             fields.append(field)
     schema = StructType(fields)
+    fill = outs[0] if task == "solve" and outs[0] in df.columns else None
     options = dict(lexmin=bool(lexmin), limit=int(limit), unique=bool(unique), samples=int(samples), seed=int(seed))
 
     def answer_batches(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         n = _task_threads(threads)
         native = _native.Options(task, threads=n or 0, with_status=True, with_columns=True, **options)
-        for pdf in batches:
-            puzzles = sb._records(pdf[column], "puzzles")
-            solutions = sb._records(pdf[solution_column], "solutions") if task == "check" else None
-            rows, statuses = _native.run_list(puzzles, solutions, native)
-            values = {out: [row[i] for row in rows] for i, out in enumerate(outs)}
-            if task == "solve" and outs[0] in pdf.columns:
+        for batch in batches:
+            solutions = batch.column(solution_column) if task == "check" else None
+            answers = _native.run_arrow(batch.column(column), solutions, native)
+            values = {name: pa.array(a) for name, a in zip(outs + [status], answers)}
+            if fill is not None:
                 # Filled in place, as the CLI does: a row without an answer keeps its value.
-                values[outs[0]] = [a if a is not None else old for a, old in zip(values[outs[0]], pdf[outs[0]])]
-            yield pdf.assign(**values, **{status: statuses})[[f.name for f in fields]]
+                old = batch.column(fill).cast(pa.string())
+                values[fill] = pc.coalesce(values[fill], old)
+            arrays = [values[f.name] if f.name in values else batch.column(f.name) for f in fields]
+            yield pa.RecordBatch.from_arrays(arrays, names=[f.name for f in fields])
 
-    return df.mapInPandas(answer_batches, schema)
+    return df.mapInArrow(answer_batches, schema)
 
 
 def solve_column(df: Any, column: str, **options: Any) -> Any:
@@ -191,10 +230,31 @@ def answer_lines(
     return df.mapInPandas(answer_batches, "value string")
 
 
+def _local(path: str) -> Optional[str]:
+    """The local path of an input given as a path or a ``file://`` URL; None for other URLs."""
+    if path.startswith("file://"):
+        return path[len("file://") :]
+    return None if "://" in path else path
+
+
+def _is_parquet(path: str) -> bool:
+    """A Parquet input: a path ending in ``.parquet``, or a local directory of Parquet files (as
+    Spark and pyarrow write them)."""
+    if path.rstrip("/").lower().endswith(".parquet"):
+        return True
+    local = _local(path)
+    if local is None or not os.path.isdir(local):
+        return False
+    return any(name.lower().endswith(".parquet") for _, _, files in os.walk(local) for name in files)
+
+
 def _input_size(spark: Any, path: str) -> Optional[int]:
-    if "://" not in path or path.startswith("file://"):
+    local = _local(path)
+    if local is not None:
         try:
-            return os.path.getsize(path[len("file://") :] if path.startswith("file://") else path)
+            if os.path.isdir(local):
+                return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(local) for f in files)
+            return os.path.getsize(local)
         except OSError:
             return None
     try:  # any file system Spark reads, through Hadoop's API
@@ -207,8 +267,10 @@ def _input_size(spark: Any, path: str) -> Optional[int]:
 
 def _head(spark: Any, path: str, size: int = 64 << 10) -> bytes:
     """The first bytes of the input, for format detection."""
-    local = path[len("file://") :] if path.startswith("file://") else path
-    if "://" not in local:
+    local = _local(path)
+    if local is not None:
+        if os.path.isdir(local):
+            raise SystemExit(f"sudoku_batch.spark: {path} is a directory with no .parquet file; give one file, or --format")
         with open(local, "rb") as f:
             return f.read(size)
     lines = spark.read.text(path).limit(200).collect()
@@ -235,9 +297,14 @@ def run(args: argparse.Namespace) -> None:
             spark.conf.set("spark.sql.files.minPartitionNum", str(args.partitions))
         fmt = args.format
         if fmt == "auto":
-            fmt = _native.detect_format(_head(spark, args.input), args.column)
+            fmt = "parquet" if _is_parquet(args.input) else _native.detect_format(_head(spark, args.input), args.column)
         if fmt == "grid":
             raise SystemExit("sudoku_batch.spark: grid input is not supported; use the CLI with --shard")
+        output_format = args.output_format
+        if output_format == "auto":
+            output_format = "parquet" if fmt == "parquet" else fmt
+        if fmt == "line" and output_format != "line":
+            raise SystemExit("sudoku_batch.spark: line input gives line output; --output-format parquet or csv needs a table (CSV or Parquet)")
         if fmt == "line":
             lines = spark.read.text(args.input)
             answered = answer_lines(
@@ -251,36 +318,32 @@ def run(args: argparse.Namespace) -> None:
             )
             answered.write.mode("errorifexists").text(args.output)
             return
-        reader = spark.read.option("header", True).option("multiLine", args.multiline)
-        df = reader.option("comment", "#").csv(args.input)
+        if fmt == "parquet":
+            df = spark.read.parquet(args.input)
+        else:
+            reader = spark.read.option("header", True).option("multiLine", args.multiline)
+            df = reader.option("comment", "#").csv(args.input)
         column = args.column or next(
             (c for name in _native.PUZZLE_NAMES for c in df.columns if c.strip().lower() == name),
             None,
         )
         if column is None:
             raise SystemExit(f"sudoku_batch.spark: no puzzle column in {df.columns}; name it with --column")
-        solution_column = next(
-            (c for name in _native.SOLUTION_NAMES for c in df.columns if c.strip().lower() == name and c != column),
-            None,
-        )
+        solution_column = _solution_column(df.columns, column)
         answered = answer_column(
             df,
             column,
             task=args.task,
             solution_column=solution_column,
-            # As the CLI does: solve fills an existing solution column in place, and any other
-            # result column takes a name the input does not have (`rating_2` beside sudoku-extreme's
-            # own `rating`).
-            names=[solution_column]
-            if args.task == "solve" and solution_column is not None
-            else _fresh_all([name for name, _ in _native.result_columns(args.task)], df.columns),
-            status=_fresh("status", df.columns),
             lexmin=args.lexmin,
             limit=args.limit,
             unique=args.unique,
             samples=args.samples,
             seed=args.seed,
         )
+        if output_format == "parquet":
+            answered.write.mode("errorifexists").parquet(args.output)
+            return
         answered.write.mode("errorifexists").option("header", False).csv(args.output)
         import csv
 
@@ -292,12 +355,23 @@ def run(args: argparse.Namespace) -> None:
 
 def main(argv: Optional[list] = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m sudoku_batch.spark", description=__doc__.split("\n\n")[0])
-    ap.add_argument("input", help="one file: a local path or any URL Spark reads")
+    ap.add_argument("input", help="one file (or a directory of Parquet files): a local path or any URL Spark reads")
     ap.add_argument("output", help="output directory (must not exist)")
     ap.add_argument("--master", help="Spark master URL, e.g. local[4] or spark://host:7077 (default: spark-submit's)")
     ap.add_argument("--partitions", type=int, help="read the input in about N partitions")
     ap.add_argument("--task", choices=_TASKS, default="solve")
-    ap.add_argument("--format", choices=["auto", "line", "csv"], default="auto")
+    ap.add_argument(
+        "--format",
+        choices=["auto", "line", "csv", "parquet"],
+        default="auto",
+        help="input format (auto: Parquet for a .parquet path or a directory of Parquet files, else detected)",
+    )
+    ap.add_argument(
+        "--output-format",
+        choices=["auto", "csv", "parquet"],
+        default="auto",
+        help="output of a table input (auto: the input's format)",
+    )
     ap.add_argument("--column", help="CSV: the puzzle column")
     ap.add_argument("--multiline", action="store_true", help="CSV: quoted fields may hold line feeds")
     ap.add_argument("--lexmin", action="store_true", help="solve: the lexicographically smallest solution")
