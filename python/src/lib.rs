@@ -34,7 +34,8 @@ use pyo3_arrow::{PyArray, PyChunkedArray};
 
 use sudoku_batch::{
     BatchError, ColumnType, Config, Deduper, Engine, EngineError, FormatChoice, Grid, Input,
-    Invalid, Message, Observer, Outcome, Output, Record, Shard, Task, TaskOptions, CELLS,
+    Invalid, Message, Observer, Outcome, Output, OutputFormat, Record, Shard, Task, TaskOptions,
+    CELLS,
 };
 
 /// Puzzles per segment: small enough that a segment of the hardest public puzzles (about 110 µs
@@ -56,6 +57,7 @@ struct Options {
     /// instead of one answer object.
     with_columns: bool,
     format: FormatChoice,
+    output_format: OutputFormat,
     column: Option<String>,
     solution_column: Option<String>,
     max_messages: usize,
@@ -67,7 +69,7 @@ struct Options {
 impl Options {
     #[new]
     #[pyo3(signature = (task, *, threads=0, with_status=false, with_columns=false, lexmin=false, limit=2, unique=false,
-        samples=16, seed=0, exact=false, format="auto", column=None, solution_column=None,
+        samples=16, seed=0, exact=false, format="auto", output_format="auto", column=None, solution_column=None,
         max_messages=20, shard=None, against=None))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with its default
     fn new(
@@ -82,6 +84,7 @@ impl Options {
         seed: u64,
         exact: bool,
         format: &str,
+        output_format: &str,
         column: Option<String>,
         solution_column: Option<String>,
         max_messages: usize,
@@ -102,6 +105,7 @@ impl Options {
             with_status,
             with_columns,
             format: format.parse().map_err(|e| value_error(&e))?,
+            output_format: output_format.parse().map_err(|e| value_error(&e))?,
             column,
             solution_column,
             max_messages,
@@ -134,44 +138,26 @@ impl Options {
     }
 }
 
-/// A record's puzzle as read: the engine's parse of its text (or why it is not a puzzle), or the
-/// binding's own reason (a null, a number that cannot be a puzzle), whose status replaces the
-/// engine's.
+/// A record's puzzle as read: the engine's parse of its text, or why it is not a puzzle (also
+/// the binding's own reasons: a null, a number that cannot be a puzzle).
 #[derive(Clone, Copy)]
 enum Read {
     Puzzle(Result<Grid, Invalid>),
-    Refused(&'static str),
 }
 
-const NULL: &str = "invalid: no puzzle (null)";
-const NEGATIVE: &str = "invalid: a negative number is not a puzzle";
-const LONG_NUMBER: &str = "invalid: a number of more than 81 digits is not a puzzle";
+const NULL: Invalid = Invalid::Null;
+const NEGATIVE: Invalid = Invalid::NegativeNumber;
+const LONG_NUMBER: Invalid = Invalid::LongNumber;
 
 impl Read {
     fn text(text: &[u8]) -> Read {
         Read::Puzzle(Grid::parse(text.trim_ascii()).map_err(Invalid::from))
     }
 
-    /// The record to hand to the engine (a refused one is answered as not a puzzle).
+    /// The record to hand to the engine.
     fn record<'a>(self, solution: Option<&'a [u8]>) -> Record<'a> {
-        match self {
-            Read::Puzzle(puzzle) => Record::new(puzzle).with_solution(solution),
-            Read::Refused(_) => Record::new(Err(Invalid::NotText)),
-        }
-    }
-
-    /// The status of the record's outcome: the binding's reason where it refused the record.
-    fn write_status(self, outcome: &Outcome, out: &mut Vec<u8>) {
-        match self {
-            Read::Refused(why) => out.extend_from_slice(why.as_bytes()),
-            Read::Puzzle(_) => outcome.write_status(out),
-        }
-    }
-
-    fn status(self, outcome: &Outcome) -> String {
-        let mut s = Vec::new();
-        self.write_status(outcome, &mut s);
-        String::from_utf8(s).expect("statuses are ASCII")
+        let Read::Puzzle(puzzle) = self;
+        Record::new(puzzle).with_solution(solution)
     }
 }
 
@@ -182,7 +168,7 @@ enum Text<'a> {
     /// blanks, or a solution, read by pandas as a number).
     Number([u8; CELLS]),
     /// An `int` that cannot be a puzzle.
-    BadNumber(&'static str, &'a [u8]),
+    BadNumber(Invalid, &'a [u8]),
     /// Not text (`None`, a float, ...).
     Other,
 }
@@ -226,7 +212,7 @@ impl TextReader {
         self.with_text(item, |text| match text {
             Text::Borrowed(t) => Read::text(t),
             Text::Number(digits) => Read::text(&digits),
-            Text::BadNumber(why, _) => Read::Refused(why),
+            Text::BadNumber(why, _) => Read::Puzzle(Err(why)),
             Text::Other => Read::Puzzle(Err(Invalid::NotText)),
         })
     }
@@ -403,7 +389,7 @@ fn run_list<'py>(
             .collect();
         let outcomes = py.detach(|| engine.answer(options.task, &records));
         let columns = options.task.columns();
-        for (outcome, read) in outcomes.iter().zip(&puzzles_read) {
+        for outcome in &outcomes {
             if options.with_columns {
                 let values = columns
                     .iter()
@@ -414,7 +400,7 @@ fn run_list<'py>(
                 answers.append(answer_object(py, outcome))?;
             }
             if let Some(st) = &statuses {
-                st.append(read.status(outcome))?;
+                st.append(outcome.status())?;
             }
         }
     }
@@ -971,7 +957,7 @@ fn arrow_objects(
 /// Any task but dedupe over an Arrow column of puzzles (and for `check`, an Arrow column of
 /// solutions of the same length), read in place. Returns the output arrays (see
 /// [`arrow_outputs`]), each an array if the puzzles came as one array, else a chunked array with
-/// one chunk per puzzle chunk. A null puzzle is an invalid record (`invalid: no puzzle (null)`).
+/// one chunk per puzzle chunk. A null puzzle is an invalid record (`invalid: the puzzle is null`).
 #[pyfunction]
 #[pyo3(signature = (puzzles, solutions, options))]
 fn run_arrow(
@@ -1021,7 +1007,7 @@ fn run_arrow(
                 reads.clear();
                 reads.extend((start..end).map(|i| match texts.get(i) {
                     Some(text) => Read::text(text),
-                    None => Read::Refused(NULL),
+                    None => Read::Puzzle(Err(NULL)),
                 }));
                 solution_texts.clear();
                 if let Some(cursor) = solution_cursor.as_mut() {
@@ -1033,12 +1019,12 @@ fn run_arrow(
                     .map(|(k, read)| read.record(solution_texts.get(k).copied().flatten()))
                     .collect();
                 let outcomes = engine.answer(task, &records);
-                for (outcome, read) in outcomes.iter().zip(&reads) {
+                for outcome in &outcomes {
                     for (index, builder) in builders.iter_mut().enumerate() {
                         match builder {
                             Answers::Text(b) if outputs[index].1 == ColumnType::Text => {
                                 b.push(|out| {
-                                    read.write_status(outcome, out);
+                                    outcome.write_status(out);
                                     true
                                 })
                             }
@@ -1086,7 +1072,7 @@ fn dedupe_arrow(
                     let records: Vec<Record<'_>> = (start..(start + SEGMENT).min(rows))
                         .map(|i| match texts.get(i) {
                             Some(text) => Read::text(text).record(None),
-                            None => Read::Refused(NULL).record(None),
+                            None => Read::Puzzle(Err(NULL)).record(None),
                         })
                         .collect();
                     for outcome in engine.answer(task, &records) {
@@ -1137,6 +1123,7 @@ fn run_file<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let config = Config::new(options.task)
         .format(options.format)
+        .output_format(options.output_format)
         .column(options.column.clone())
         .solution_column(options.solution_column.clone())
         .against(options.against.clone())

@@ -24,7 +24,7 @@ def records():
 def list_route(task, values, **kw):
     """The list route's answers and statuses; a null's status is the Arrow route's own."""
     answers, statuses = getattr(sb, task)(values, with_status=True, **kw)
-    statuses = ["invalid: no puzzle (null)" if v is None else s for v, s in zip(values, statuses)]
+    statuses = ["invalid: the puzzle is null" if v is None else s for v, s in zip(values, statuses)]
     return answers, statuses
 
 
@@ -55,7 +55,7 @@ def test_pyarrow_arrays_of_every_string_type_match_the_list_route(type_name):
     assert isinstance(answers, pa.Array) and answers.type == pa.string()
     assert answers.to_pylist() == expected
     assert statuses.to_pylist() == expected_status
-    assert statuses[3].as_py() == "invalid: no puzzle (null)"
+    assert statuses[3].as_py() == "invalid: the puzzle is null"
     assert all(solves(s, p) for p, s in zip(values, answers.to_pylist()) if s is not None)
     assert sum(s is not None for s in expected) == len(values) - 4
 
@@ -171,7 +171,7 @@ def test_a_datasets_column_and_a_batched_map():
     answers, statuses = sb.solve(picked["question"], with_status=True)
     assert answers == sb.solve([puzzles[4], puzzles[0], "bad"]) and statuses[-1].startswith("invalid: ")
     with_null = datasets.Dataset.from_dict({"question": [puzzles[0], None]})["question"]
-    assert sb.solve(with_null, with_status=True)[1] == ["solved", "invalid: no puzzle (null)"]
+    assert sb.solve(with_null, with_status=True)[1] == ["solved", "invalid: the puzzle is null"]
 
 
 def test_numbers_from_pandas_read_csv_are_read_exactly(tmp_path):
@@ -232,7 +232,7 @@ def test_wrong_types_raise_instead_of_answering_all_invalid():
     with pytest.raises(TypeError, match="dtype=str"):
         sb.dedupe(pa.chunked_array([[1.5]]))
     # A column of nulls only is not a wrong type: every record is an invalid one.
-    assert sb.solve(pa.nulls(2), with_status=True)[1].to_pylist() == ["invalid: no puzzle (null)"] * 2
+    assert sb.solve(pa.nulls(2), with_status=True)[1].to_pylist() == ["invalid: the puzzle is null"] * 2
     assert sb.solve([None, None]) == [None, None]
 
 

@@ -207,7 +207,7 @@ def test_the_spark_job_on_parquet_keeps_every_column_type_and_row(tmp_path, task
     assert got.schema.field("id").type == pa.int64() and got.schema.field("rating").type == pa.float64()
     assert pa.types.is_string(got.schema.field("status").type) or pa.types.is_large_string(got.schema.field("status").type)
     _, statuses = sb.solve(question, with_status=True)
-    statuses[17] = "invalid: no puzzle (null)"
+    statuses[17] = "invalid: the puzzle is null"
     if task[0] == "solve":
         # The answer column is filled in place; a row without an answer keeps its value.
         assert got.column_names == ["id", "source", "question", "answer", "rating", "status"]
@@ -276,7 +276,7 @@ def test_solve_column_in_a_users_job(spark):
     filled = filled.orderBy("id").collect()
     assert filled[-2].answer == "kept" and filled[-1].answer is None and filled[-1].status == "x"
     assert all(solves(r.answer, p) for r, p in zip(filled[:-2], puzzles))
-    assert filled[-1].status_2 == "invalid: no puzzle (null)"
+    assert filled[-1].status_2 == "invalid: the puzzle is null"
     rated = answer_column(df.withColumnRenamed("answer", "rating"), "question", task="rate", samples=2)
     assert rated.columns == ["id", "question", "rating", "status", "rating_2", "singles", "status_2"]
 

@@ -41,9 +41,16 @@ pub enum Invalid {
     /// A record handed over as a value that is not text (from Python: `None`, a number).
     #[error("not a puzzle string (str or bytes)")]
     NotText,
-    /// A columnar input (Parquet, Arrow): the puzzle cell of this row is null.
+    /// A columnar input (Parquet, Arrow) or a front end's array: the puzzle of this row is null.
     #[error("the puzzle is null")]
     Null,
+    /// A record handed over as a number (pandas reads an all-digit column as numbers) that is
+    /// negative.
+    #[error("a negative number is not a puzzle")]
+    NegativeNumber,
+    /// A record handed over as a number with more than 81 digits.
+    #[error("a number of more than 81 digits is not a puzzle")]
+    LongNumber,
 }
 
 /// Why a carried solution is wrong (`check`).

@@ -414,6 +414,7 @@ def solve_file(
     *,
     task: str = "solve",
     format: str = "auto",
+    output_format: str = "auto",
     column: Optional[str] = None,
     lexmin: bool = False,
     limit: int = 2,
@@ -429,10 +430,15 @@ def solve_file(
 ) -> Dict[str, Any]:
     """Run the batch engine on a file, exactly as ``sudoku-batch TASK`` does.
 
-    ``input`` is a file in the line, grid or CSV format (``format="auto"`` detects it);
-    ``output`` is written atomically (a temporary file renamed into place when the run is
-    complete), with one answer per record in input order (CSV: every input column kept, result
-    columns appended). ``task`` is ``"solve"``, ``"count"`` (with ``limit``), ``"check"``
+    ``input`` is a file in the line, grid or CSV format (``format="auto"`` detects it), or a
+    Parquet or Arrow IPC (Feather) file, known by its first bytes; ``output`` is written
+    atomically (a temporary file renamed into place when the run is complete), with one answer
+    per record in input order (CSV, Parquet, Arrow: every input column kept, result columns and
+    ``status`` appended, or the solution column filled). A text input is answered in its own
+    format; a Parquet or Arrow input in the format ``output``'s name says (``.parquet``,
+    ``.arrow``/``.feather``, ``.csv``, else lines) unless ``output_format`` (``"line"``,
+    ``"csv"``, ``"parquet"``, ``"arrow"``) names one. A binary input of another kind (gzip,
+    ZIP, ...) is a ``ValueError``; for Parquet and Arrow, ``messages`` give row numbers. ``task`` is ``"solve"``, ``"count"`` (with ``limit``), ``"check"``
     (with ``unique``), ``"canon"``, ``"rate"`` (with ``samples`` and ``seed``) or
     ``"dedupe"`` (with ``exact`` and ``against``, another file); ``column`` names a CSV
     puzzle column and ``solution_column`` its solution column. ``shard=(k, n)`` answers only
@@ -466,6 +472,7 @@ def solve_file(
         seed=seed,
         exact=bool(exact),
         format=format,
+        output_format=output_format,
         column=column,
         solution_column=solution_column,
         max_messages=max_messages,

@@ -30,6 +30,7 @@ class Options:
         seed: int = 0,
         exact: bool = False,
         format: str = "auto",
+        output_format: str = "auto",
         column: Optional[str] = None,
         solution_column: Optional[str] = None,
         max_messages: int = 20,
