@@ -32,6 +32,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 use pyo3_arrow::input::AnyArray;
 use pyo3_arrow::{PyArray, PyChunkedArray};
 
+use rayon::prelude::*;
 use sudoku_batch::{
     BatchError, ColumnType, Config, Deduper, Engine, EngineError, FormatChoice, Grid, Input,
     Invalid, Message, Observer, Outcome, Output, OutputFormat, Record, Shard, Task, TaskOptions,
@@ -987,7 +988,6 @@ fn run_arrow(
     let engine = options.engine()?;
     let outputs = arrow_outputs(options);
     let mut columns: Vec<Vec<ArrayRef>> = vec![Vec::new(); outputs.len()];
-    let mut reads: Vec<Read> = Vec::with_capacity(SEGMENT);
     let mut solution_texts: Vec<Option<&[u8]>> = Vec::with_capacity(SEGMENT);
     for chunk in &puzzles.chunks {
         let chunk = decoded(chunk)?;
@@ -1004,21 +1004,27 @@ fn run_arrow(
             py.check_signals()?;
             let end = (start + SEGMENT).min(rows);
             py.detach(|| {
-                reads.clear();
-                reads.extend((start..end).map(|i| match texts.get(i) {
-                    Some(text) => Read::text(text),
-                    None => Read::Puzzle(Err(NULL)),
-                }));
                 solution_texts.clear();
                 if let Some(cursor) = solution_cursor.as_mut() {
                     solution_texts.extend((start..end).map(|_| cursor.next()));
                 }
-                let records: Vec<Record<'_>> = reads
-                    .iter()
-                    .enumerate()
-                    .map(|(k, read)| read.record(solution_texts.get(k).copied().flatten()))
-                    .collect();
-                let outcomes = engine.answer(task, &records);
+                // Each puzzle is parsed on the worker that answers it: on puzzles solved in a
+                // microsecond or two, parsing them first on this thread left the pool idle.
+                let (texts, solution_texts) = (&texts, &solution_texts);
+                let outcomes: Vec<Outcome> = engine.install(|| {
+                    (start..end)
+                        .into_par_iter()
+                        .with_min_len(64)
+                        .map(|i| {
+                            let read = match texts.get(i) {
+                                Some(text) => Read::text(text),
+                                None => Read::Puzzle(Err(NULL)),
+                            };
+                            let solution = solution_texts.get(i - start).copied().flatten();
+                            read.record(solution).answer(task)
+                        })
+                        .collect()
+                });
                 for outcome in &outcomes {
                     for (index, builder) in builders.iter_mut().enumerate() {
                         match builder {
