@@ -572,14 +572,15 @@ fn columnar_file<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>, B
     if config.format != FormatChoice::Auto {
         return Ok(Sniffed::Text(Input::Path(path)));
     }
+    // A FIFO or a special file is not opened here: opening a FIFO waits for its writer, and its
+    // bytes cannot be read twice. The text reader streams it.
+    if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
+        return Ok(Sniffed::Text(Input::Path(path)));
+    }
     let mut file = match File::open(&path) {
         Ok(file) => file,
         Err(source) => return Err(BatchError::Open { path, source }),
     };
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        // A FIFO or a special file is streamed as text; its bytes cannot be read twice.
-        return Ok(Sniffed::Text(Input::Path(path)));
-    }
     let name = path.display().to_string();
     let head = head(&mut file).map_err(|source| BatchError::Read {
         name: name.clone(),
