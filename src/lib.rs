@@ -63,7 +63,8 @@ pub use dataset::symmetry::Transform;
 pub use engine::{Engine, EngineError};
 pub use formats::line::puzzles as line_puzzles;
 pub use formats::{
-    binary, detect, Binary, Detected, FormatChoice, FormatError, PUZZLE_NAMES, SOLUTION_NAMES,
+    binary, decided, detect, Binary, Detected, FormatChoice, FormatError, PEEK, PUZZLE_NAMES,
+    SOLUTION_NAMES,
 };
 pub use grid::{Clash, Grid, ParseError, Unit, CELLS};
 pub use observe::{Message, Observer, Progress, Silent, Work};
@@ -117,7 +118,7 @@ mod doc_examples {
 pub mod fuzzing {
     use std::sync::Arc;
 
-    pub use crate::formats::csv::{comments_end_at_cr, Event, RowScan};
+    pub use crate::formats::csv::{Event, RowScan};
     pub use crate::formats::line::parse_line;
     pub use crate::formats::text::lines;
 
@@ -148,7 +149,8 @@ pub mod fuzzing {
         }
         /// CSV with this header row (its line end included).
         pub fn csv(header: &[u8], task: Task) -> Format {
-            let layout = Layout::from_header(header, b"", None, None, task).expect("a header");
+            let layout =
+                Layout::from_header(header, b"", None, None, false, task).expect("a header");
             Format(Arc::new(CsvFormat::new(layout)))
         }
         pub fn last_boundary(&self, buf: &[u8]) -> Option<usize> {

@@ -62,6 +62,18 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
     let (Some(common), Some((config, input, output))) = (command.common(), command.batch()) else {
         unreachable!("run_batch is only called for batch commands");
     };
+    if let flags::Command::Dedupe {
+        against: Some(against),
+        ..
+    } = command
+    {
+        if against.as_os_str() == "-" && matches!(input, Input::Reader { .. }) {
+            return Err(Failure::usage(
+                "--against - reads stdin, which is already the input: give the input or the \
+                 other file by name",
+            ));
+        }
+    }
     if matches!(input, Input::Reader { .. }) && std::io::stdin().is_terminal() {
         let mut cmd = flags::Cli::command();
         cmd.build();
@@ -70,6 +82,11 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
         }
         return Ok(ExitCode::from(2));
     }
+    // stdout, or a path to a device or pipe, is written directly, not renamed into place.
+    cli::signals::output_is_stream(match &output {
+        Output::Path(path) => std::fs::metadata(path).is_ok_and(|m| !m.is_file()),
+        _ => true,
+    });
     let progress = !common.quiet && std::io::stderr().is_terminal();
     let mut console = Console::new(input.name(), progress, common.quiet);
     let result = sudoku_batch::run(&config, input, output, &mut console);

@@ -26,6 +26,10 @@ pub(crate) trait RecordReader {
 /// reader, from which it takes what it passes through (a CSV row's fields, a grid's style).
 pub(crate) trait Renderer<R: ?Sized> {
     fn render(&mut self, reader: &mut R, outcome: &Outcome, out: &mut Vec<u8>);
+    /// Values of the input that rendering replaced so far (a solution column filled in place).
+    fn replaced(&self) -> u64 {
+        0
+    }
 }
 
 /// What answering one block produces: its bytes, counts and messages.
@@ -113,4 +117,5 @@ where
         out.count(&outcome, || reader.line());
     }
     out.lines = reader.line_ends();
+    out.tally.replaced += renderer.replaced();
 }

@@ -751,8 +751,6 @@ fn a_record_from_a_paused_pipe_is_answered_at_once() {
     use std::process::{Command as Std, Stdio};
     // A program that writes one puzzle and waits for its answer, three times over.
     let puzzle = &sample_puzzles()[0];
-    // (With `--format auto` the engine waits for a sample of 64 lines or the end of the input
-    // before it decides: detection never judges one line.)
     for format in ["line", "csv"] {
         let mut child = Std::new(env!("CARGO_BIN_EXE_sudoku-batch"))
             .args(["solve", "-q", "--format", format, "-"])

@@ -475,3 +475,80 @@ fn unreadable_inputs_are_refused_with_one_message_and_no_output() {
         .unwrap()
         .contains("parquet output needs a Parquet or Arrow input"));
 }
+
+#[test]
+fn solve_says_how_many_values_it_replaced_and_can_keep_the_column() {
+    let dir = Dir::new();
+    let input = dir.path("x.parquet");
+    let puzzles: Vec<Option<String>> = puzzles().into_iter().take(10).collect();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("question", DataType::Utf8, true),
+        Field::new("answer", DataType::Utf8, true),
+    ]));
+    // Three old values: two that an answer replaces, one on the null puzzle's row (kept).
+    let old: Vec<Option<&str>> = (0..10)
+        .map(|i| [1, 5, 6].contains(&i).then_some("old"))
+        .collect();
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(
+            puzzles.iter().map(|p| p.as_deref()).collect::<Vec<_>>(),
+        )),
+        Arc::new(StringArray::from(old)),
+    ];
+    let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
+    let mut writer = ArrowWriter::try_new(File::create(&input).unwrap(), schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+
+    let filled = dir.path("filled.parquet");
+    let out = bin()
+        .args(["solve", "--stats", "json"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&filled)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("column \"answer\" filled in place: 2 of its values were replaced"),
+        "{stderr}"
+    );
+    let json: serde_json::Value = serde_json::from_str(stderr.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (json["replaced"].as_u64(), json["filled_column"].as_str()),
+        (Some(2), Some("answer"))
+    );
+    let (table, _) = read_parquet(&filled);
+    assert_eq!(strings(&table, "answer")[5].as_deref(), Some("old"));
+
+    let kept = dir.path("kept.parquet");
+    let out = bin()
+        .args(["solve", "--keep-solution-column"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&kept)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("filled in place"));
+    let (table, _) = read_parquet(&kept);
+    let names: Vec<String> = table
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(names, ["question", "answer", "solution", "status"]);
+    let answer = strings(&table, "answer");
+    assert_eq!(
+        answer
+            .iter()
+            .filter(|a| a.as_deref() == Some("old"))
+            .count(),
+        3
+    );
+    let solutions = strings(&table, "solution");
+    assert!(solutions[0].as_ref().is_some_and(|s| s.len() == 81));
+    assert_eq!(solutions[5], None, "the null puzzle has no answer");
+}

@@ -244,7 +244,7 @@ fn csv_id_puzzle_layout_with_quoted_fields() {
     input += &format!("\"a,1\",{},{},25,\"1.5\"\n", pairs[0].0, pairs[0].1);
     input += &format!("\"multi\nline\",\"{}\",{},24,2\n", pairs[1].0, pairs[1].1);
     input += &format!("\"say \"\"hi\"\"\",{},{},23,3\n", pairs[2].0, pairs[2].1);
-    input += "# comments are skipped\n";
+    input += "  \n"; // a blank row is skipped
     input += &format!("x9,{},,22,4", "1".repeat(81));
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("id.csv");

@@ -216,10 +216,10 @@ fn exit_zero_keeps_bad_records_answered_but_exits_0() {
 
 #[test]
 fn csv_quotes_that_csv_core_reads_as_plain_characters() {
-    // A quote in a comment or in the middle of an unquoted field does not open a quoted field:
-    // block and shard cuts must not treat it as one (found by review).
+    // A quote in a comment before the header, or in the middle of an unquoted field, does not
+    // open a quoted field: block and shard cuts must not treat it as one (found by review).
     let p = &sample()[0];
-    let mut text = String::from("id,puzzle,note\n# don't \"quote\" me\n");
+    let mut text = String::from("# don't \"quote\" me\nid,puzzle,note\n");
     for i in 0..60_000 {
         match i % 3 {
             0 => text += &format!("{i},{p},\"two\nlines\"\n"),

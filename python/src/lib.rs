@@ -61,6 +61,7 @@ struct Options {
     output_format: OutputFormat,
     column: Option<String>,
     solution_column: Option<String>,
+    keep_solution_column: bool,
     max_messages: usize,
     shard: Option<Shard>,
     against: Option<std::path::PathBuf>,
@@ -71,7 +72,7 @@ impl Options {
     #[new]
     #[pyo3(signature = (task, *, threads=0, with_status=false, with_columns=false, lexmin=false, limit=2, unique=false,
         samples=16, seed=0, exact=false, format="auto", output_format="auto", column=None, solution_column=None,
-        max_messages=20, shard=None, against=None))]
+        keep_solution_column=false, max_messages=20, shard=None, against=None))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with its default
     fn new(
         task: &str,
@@ -88,6 +89,7 @@ impl Options {
         output_format: &str,
         column: Option<String>,
         solution_column: Option<String>,
+        keep_solution_column: bool,
         max_messages: usize,
         shard: Option<(u64, u64)>,
         against: Option<std::path::PathBuf>,
@@ -109,6 +111,7 @@ impl Options {
             output_format: output_format.parse().map_err(|e| value_error(&e))?,
             column,
             solution_column,
+            keep_solution_column,
             max_messages,
             shard: shard
                 .map(|(k, n)| Shard::new(k, n))
@@ -1132,6 +1135,7 @@ fn run_file<'py>(
         .output_format(options.output_format)
         .column(options.column.clone())
         .solution_column(options.solution_column.clone())
+        .keep_solution_column(options.keep_solution_column)
         .against(options.against.clone())
         .threads(options.threads)
         .max_messages(options.max_messages)
@@ -1180,6 +1184,8 @@ fn run_file<'py>(
     d.set_item("multiple", t.multiple)?;
     d.set_item("duplicates", t.duplicates)?;
     d.set_item("against_unread", summary.against_unread)?;
+    d.set_item("filled_column", summary.filled_column)?;
+    d.set_item("replaced", t.replaced)?;
     d.set_item("seconds", summary.seconds)?;
     d.set_item("puzzles_per_second", summary.puzzles_per_second)?;
     d.set_item("format", summary.format)?;

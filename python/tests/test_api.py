@@ -152,6 +152,23 @@ def test_solve_file_runs_the_engine_with_the_cli_formats(cli, tmp_path):
         sb.solve_file(sb.__file__ and (tmp_path / "g.txt").write_text("103000509\n" * 9) and tmp_path / "g.txt", out, task="check")
 
 
+def test_solve_file_says_which_column_it_filled_and_can_keep_it(cli, tmp_path):
+    src = tmp_path / "in.csv"
+    puzzles = puzzles_of("sample.txt")[:3]
+    src.write_text("id,question,answer\n" + "".join(f"{i},{p},old\n" for i, p in enumerate(puzzles)))
+    filled = sb.solve_file(src, tmp_path / "filled.csv")
+    assert filled["filled_column"] == "answer"
+    assert "old" not in (tmp_path / "filled.csv").read_text()
+    kept = sb.solve_file(src, tmp_path / "kept.csv", keep_solution_column=True)
+    assert kept["filled_column"] is None
+    text = (tmp_path / "kept.csv").read_text()
+    cli_out = subprocess.run([cli, "solve", "-q", "--keep-solution-column", str(src)], capture_output=True, text=True)
+    assert text == cli_out.stdout
+    rows = text.splitlines()
+    assert rows[0] == "id,question,answer,solution,status"
+    assert all(r.split(",")[2] == "old" and solves(r.split(",")[3], p) for r, p in zip(rows[1:], puzzles))
+
+
 def test_containers_that_are_not_sequences_of_puzzles_are_refused():
     pd = pytest.importorskip("pandas")
     with pytest.raises(TypeError, match=r"df\['question'\]"):

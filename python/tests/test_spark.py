@@ -94,7 +94,8 @@ def test_the_spark_job_on_csv_keeps_every_column(tmp_path):
         w = csv.writer(f)
         w.writerow(["source", "question", "answer", "rating"])
         for i, p in enumerate(puzzles):
-            w.writerow([f"gen{i}", p if i % 50 != 9 else "xyz", "", i % 7])
+            # A row that starts with `#` is a record, as in the CLI (no comments after the header).
+            w.writerow([f"#gen{i}" if i == 4 else f"gen{i}", p if i % 50 != 9 else "xyz", "", i % 7])
     out = tmp_path / "out"
     job = subprocess.run(
         [sys.executable, "-m", "sudoku_batch.spark", str(src), str(out), "--master", MASTER, "--partitions", "3"],
@@ -109,11 +110,25 @@ def test_the_spark_job_on_csv_keeps_every_column(tmp_path):
     rows = list(csv.reader("".join((out / p).read_text() for p in part_files(out)).splitlines()))
     assert len(rows) == len(puzzles)
     for i, (row, p) in enumerate(zip(rows, puzzles)):
-        assert row[0] == f"gen{i}" and row[3] == str(i % 7)
+        assert row[0] == (f"#gen{i}" if i == 4 else f"gen{i}") and row[3] == str(i % 7)
         if i % 50 == 9:
             assert row[2] == "" and row[4] == "invalid: expected 81 cells, found 3"
         else:
             assert row[1] == p and solves(row[2], p) and row[4] == "solved"
+
+
+def test_the_spark_job_refuses_comments_before_a_csv_header(tmp_path):
+    src = tmp_path / "set.csv"
+    src.write_text("# made by hand\nid,puzzle\n1," + puzzles_of("sample.txt")[0] + "\n")
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(tmp_path / "out"), "--master", MASTER],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode != 0
+    assert "starts with comment or blank lines" in job.stderr
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("task", [["count"], ["check"], ["canon"], ["rate", "--samples", "3"]])

@@ -54,7 +54,8 @@ pub struct Config {
     /// CSV: the name of the solution column (`check` reads it, `solve` fills it), overriding the
     /// usual names.
     pub solution_column: Option<String>,
-    /// `dedupe`: also drop records equivalent to any record of this file (train/test leakage).
+    /// `dedupe`: also drop records equivalent to any record of this file (train/test leakage);
+    /// `-` reads it from stdin (the input must then be another file).
     pub against: Option<PathBuf>,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
@@ -66,6 +67,9 @@ pub struct Config {
     pub engine: Option<Arc<Engine>>,
     /// The output's format (a Parquet or Arrow input may be written in another).
     pub output_format: OutputFormat,
+    /// `solve` on a table with a solution column: keep that column as it came and add the
+    /// answers as a new column, instead of filling it in place.
+    pub keep_solution_column: bool,
 }
 
 impl Default for Config {
@@ -89,7 +93,14 @@ impl Config {
             shard: None,
             engine: None,
             output_format: OutputFormat::Auto,
+            keep_solution_column: false,
         }
+    }
+    /// `solve` on a table with a solution column: keeps it and adds the answers as a new
+    /// column, instead of filling it in place.
+    pub fn keep_solution_column(mut self, keep: bool) -> Self {
+        self.keep_solution_column = keep;
+        self
     }
     /// Sets the output format.
     pub fn output_format(mut self, format: OutputFormat) -> Self {
@@ -329,6 +340,10 @@ pub struct Summary {
     /// could not be compared against.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub against_unread: Option<u64>,
+    /// `solve` on a table: the input's solution column that the answers were written into, in
+    /// place of its values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filled_column: Option<String>,
 }
 
 impl Summary {
@@ -404,13 +419,11 @@ pub fn run(
     let mut pass = Config::new(task).threads(config.threads).max_messages(0);
     pass.engine = config.engine.clone();
     let sink = Output::writer("nowhere", io::sink());
-    let loaded = run_once(
-        &pass,
-        Input::Path(against.clone()),
-        sink,
-        &mut Silent,
-        Some(&mut deduper),
-    )?;
+    let against = match against.as_os_str() == "-" {
+        true => Input::reader("<stdin>", io::stdin()),
+        false => Input::Path(against.clone()),
+    };
+    let loaded = run_once(&pass, against, sink, &mut Silent, Some(&mut deduper))?;
     let mut summary = run_once(config, input, output, observer, Some(&mut deduper))?;
     summary.against_unread = Some(loaded.tally.invalid);
     Ok(summary)
@@ -511,6 +524,7 @@ fn run_once(
         threads,
         messages_not_shown: written.messages_not_shown,
         against_unread: None,
+        filled_column: opened.filled.clone(),
     })
 }
 
@@ -636,22 +650,23 @@ fn open_records(
         name: name.to_string(),
         source,
     };
+    // Lines before the first record are skipped here, however many, so that the sample below
+    // starts at the first record; then the format is decided from a window that is a function
+    // of the bytes alone: the first record when it is a whole puzzle (an interactive writer's
+    // first line is answered at once), else the full sample or the whole input, however long a
+    // pipe makes us wait for it.
+    let leading = reader.skip_leading().map_err(read_error)?;
     let prefix = reader
-        // Detection judges a sample, so a paused pipe must have given more than a line or two
-        // (a named format answers an interactive writer's first line at once).
-        .peek_lines(
-            formats::PEEK,
-            match config.format {
-                FormatChoice::Auto => 64,
-                _ => 1,
-            },
-        )
+        .peek_window(formats::PEEK, |window| {
+            formats::decided(window, config.format, config.column.as_deref())
+        })
         .map_err(read_error)?;
-    let opened = formats::open(
+    let mut opened = formats::open(
         prefix,
         config.format,
         config.column.as_deref(),
         config.solution_column.as_deref(),
+        config.keep_solution_column,
         config.task,
     )
     .map_err(|source| BatchError::Format {
@@ -659,6 +674,7 @@ fn open_records(
         source,
     })?;
     reader.skip(opened.skip);
+    opened.first_line += leading;
     let Some(shard) = config.shard else {
         return Ok((opened, None));
     };

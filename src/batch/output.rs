@@ -10,12 +10,15 @@
 //!   is used instead; it is removed when the sink is dropped, and on SIGINT/SIGTERM/SIGHUP by the
 //!   front end's handler through [`remove_temporary_files`].
 //! - A new file gets mode 0666 minus the umask; a replaced file keeps its mode, without the
-//!   setuid and setgid bits.
+//!   setuid and setgid bits, and its owner and group where the user may give them (root, or a
+//!   group the user is in); otherwise the new file belongs to the user who ran the command, as
+//!   with any editor that saves by renaming.
 //! - A destination that is a symbolic link is written through: its target is replaced
 //!   (atomically, in the target's directory) and the link stays a link.
 //! - A destination that exists and is not a regular file (`/dev/null`, a FIFO, a terminal) is
 //!   written directly: renaming over it would replace the device or pipe with a plain file.
-//! - A destination that is a directory is refused at once, before any input is read.
+//! - A destination that is a directory, or a name that ends with `/` (a directory that does not
+//!   exist, or a file named as one), is refused at once, before any input is read.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -39,6 +42,8 @@ pub struct AtomicFile {
     named: Option<Registered>,
     /// The mode to give the output: the replaced file's, or 0666 minus the umask.
     mode: Option<u32>,
+    /// The replaced file's owner and group.
+    owner: Option<(u32, u32)>,
 }
 
 impl<'a> Sink<'a> {
@@ -52,13 +57,22 @@ impl<'a> Sink<'a> {
                 "the output is a directory",
             ));
         }
+        // `out/` names a directory: without this, the temporary file would be made in `out/`'s
+        // parent and the run would fail only at its end, renaming onto `out/`.
+        if dest.as_os_str().as_encoded_bytes().ends_with(b"/") {
+            return Err(io::Error::new(
+                io::ErrorKind::NotADirectory,
+                "the output name ends with `/`, which names a directory; give a file name",
+            ));
+        }
         if meta.as_ref().is_ok_and(|m| !m.is_file()) {
             return Ok(Sink::Special(
                 std::fs::OpenOptions::new().write(true).open(&dest)?,
             ));
         }
         let dest = resolve_links(&dest)?;
-        let old_mode = meta.ok().map(|m| mode_of(&m) & !0o6000);
+        let old_mode = meta.as_ref().ok().map(|m| mode_of(m) & !0o6000);
+        let owner = meta.as_ref().ok().and_then(owner_of);
         let dir = match dest.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -71,6 +85,7 @@ impl<'a> Sink<'a> {
                 named: None,
                 // The kernel applied the umask to 0666 already.
                 mode: old_mode,
+                owner,
             }));
         }
         let temp = tempfile::Builder::new()
@@ -84,6 +99,7 @@ impl<'a> Sink<'a> {
             dir,
             named: Some(Registered::new(path.keep().map_err(|e| e.error)?)),
             mode: Some(old_mode.unwrap_or_else(new_file_mode)),
+            owner,
         }))
     }
 
@@ -105,6 +121,10 @@ impl AtomicFile {
 
     fn finish(mut self) -> io::Result<()> {
         self.file.flush()?;
+        if let Some((uid, gid)) = self.owner {
+            give_owner(&self.file, uid, gid);
+        }
+        // After the owner: changing it clears the setuid and setgid bits, which the mode sets.
         if let Some(mode) = self.mode {
             set_mode(&self.file, mode)?;
         }
@@ -250,6 +270,36 @@ fn mode_of(meta: &std::fs::Metadata) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     meta.permissions().mode() & 0o7777
 }
+
+/// A file's owner and group.
+#[cfg(unix)]
+fn owner_of(meta: &std::fs::Metadata) -> Option<(u32, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.uid(), meta.gid()))
+}
+
+#[cfg(not(unix))]
+fn owner_of(_meta: &std::fs::Metadata) -> Option<(u32, u32)> {
+    None
+}
+
+/// Gives `file` the owner and group of the file it replaces, as far as the user may: the owner
+/// only as root, the group if the user is in it. What is not permitted is left as it is.
+#[cfg(unix)]
+fn give_owner(file: &File, uid: u32, gid: u32) {
+    use std::os::unix::io::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fchown on a descriptor this function borrows; -1 (as uid_t) leaves a field alone.
+    unsafe {
+        if libc::fchown(fd, uid, gid) != 0 {
+            // Not root: the group alone, if the user is in it; else the user's own.
+            libc::fchown(fd, u32::MAX, gid);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn give_owner(_file: &File, _uid: u32, _gid: u32) {}
 
 #[cfg(not(unix))]
 fn mode_of(_meta: &std::fs::Metadata) -> u32 {

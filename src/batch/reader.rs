@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use memmap2::Mmap;
 
+use crate::formats::detect::BOM;
 use crate::formats::text::{self, is_skipped};
 use crate::formats::TextFormat;
 
@@ -173,7 +174,7 @@ impl<'a> Reader<'a> {
             records_before: false,
         };
         let Kind::Mapped { map, pos, end } = &mut self.kind else {
-            return Ok(self.peek_lines(1, 1)?.is_empty().then_some(empty));
+            return Ok(self.peek_window(1, |_| None)?.is_empty().then_some(empty));
         };
         let (data, first) = (&map[..], *pos);
         let len = (data.len() - first) as u128;
@@ -189,34 +190,123 @@ impl<'a> Reader<'a> {
         }))
     }
 
-    /// The next `n` bytes without consuming them; fewer at the end of the input, or from a pipe
-    /// whose writer has paused once `lines` whole lines have come.
-    pub fn peek_lines(&mut self, n: usize, lines: usize) -> io::Result<&[u8]> {
+    /// Consumes a byte-order mark and the blank and `#` lines before the first record, however
+    /// many there are (a comment block longer than the detection sample is still skipped, and
+    /// held in memory one read at a time). Returns the number of lines consumed.
+    pub fn skip_leading(&mut self) -> io::Result<u64> {
         match &mut self.kind {
-            Kind::Mapped { map, pos, end } => Ok(&map[*pos..(*pos + n).min(*end)]),
+            Kind::Mapped { map, pos, end } => {
+                let data = &map[..*end];
+                if data[*pos..].starts_with(BOM) {
+                    *pos += BOM.len();
+                }
+                let mut lines = 0;
+                while *pos < data.len() {
+                    let next = text::line_end(data, *pos);
+                    if !is_skipped(&data[*pos..next]) {
+                        break;
+                    }
+                    lines += text::count_line_ends(&data[*pos..next]);
+                    *pos = next;
+                }
+                Ok(lines)
+            }
             Kind::Stream {
                 inner,
                 carry,
                 eof,
                 idle,
             } => {
-                // A paused pipe with enough whole lines is sample enough: an interactive writer
-                // gets its first answer without sending 64 KiB first.
-                let enough = |carry: &[u8]| {
-                    memchr::memchr2_iter(b'\n', b'\r', carry)
-                        .take(lines)
-                        .count()
-                        >= lines
-                };
-                while carry.len() < n && !*eof && !(*idle && enough(carry)) {
-                    (*eof, *idle) = fill(inner.as_mut(), carry, n - carry.len())?;
+                while carry.len() < BOM.len() && !*eof {
+                    (*eof, *idle) = fill(inner.as_mut(), carry, READ_PIECE)?;
                 }
-                Ok(&carry[..n.min(carry.len())])
+                if carry.starts_with(BOM) {
+                    carry.drain(..BOM.len());
+                }
+                let (mut lines, mut comment) = (0, false);
+                loop {
+                    // The first line end in `carry`, unless it is a CR that may be the first
+                    // half of a CRLF still to come.
+                    let line_end = |carry: &[u8], eof: bool| {
+                        let i = memchr::memchr2(b'\n', b'\r', carry)?;
+                        (eof || i + 1 < carry.len() || carry[i] == b'\n')
+                            .then(|| text::line_end(carry, i))
+                    };
+                    if comment {
+                        if let Some(next) = line_end(carry, *eof) {
+                            carry.drain(..next);
+                            (lines, comment) = (lines + 1, false);
+                            continue;
+                        }
+                        // The comment goes on: drop what has come of it, but a last CR.
+                        let keep = usize::from(carry.last() == Some(&b'\r'));
+                        carry.drain(..carry.len() - keep);
+                    } else {
+                        match carry.iter().position(|b| !matches!(b, b' ' | b'\t' | 0x0c)) {
+                            Some(i) if carry[i] == b'#' => {
+                                comment = true;
+                                continue;
+                            }
+                            Some(i) if carry[i] != b'\n' && carry[i] != b'\r' => return Ok(lines),
+                            Some(_) => {
+                                if let Some(next) = line_end(carry, *eof) {
+                                    carry.drain(..next);
+                                    lines += 1;
+                                    continue;
+                                }
+                            }
+                            // Spaces so far, or nothing: a blank line or a record's indent.
+                            None => {}
+                        }
+                    }
+                    if *eof {
+                        // A last line of spaces or a comment, without a line end.
+                        carry.clear();
+                        return Ok(lines);
+                    }
+                    (*eof, *idle) = fill(inner.as_mut(), carry, READ_PIECE)?;
+                }
             }
         }
     }
 
-    /// Consumes `n` bytes (at most what [`Reader::peek_lines`] returned).
+    /// The detection window: the next bytes up to `n`, fewer at the end of the input, or fewer
+    /// when `settled` says the bytes so far settle the format (`Some(len)`: the window is that
+    /// long; it must say so of every longer prefix too). A pipe is waited on for those bytes
+    /// however slowly they come, so the window, and all that is decided from it, is a function
+    /// of the input's bytes alone.
+    pub fn peek_window(
+        &mut self,
+        n: usize,
+        settled: impl Fn(&[u8]) -> Option<usize>,
+    ) -> io::Result<&[u8]> {
+        match &mut self.kind {
+            Kind::Mapped { map, pos, end } => {
+                let window = &map[*pos..(*pos + n).min(*end)];
+                Ok(&window[..settled(window).map_or(window.len(), |k| k.min(window.len()))])
+            }
+            Kind::Stream {
+                inner,
+                carry,
+                eof,
+                idle,
+            } => {
+                let len = loop {
+                    let window = &carry[..n.min(carry.len())];
+                    if let Some(k) = settled(window) {
+                        break k.min(window.len());
+                    }
+                    if window.len() >= n || *eof {
+                        break window.len();
+                    }
+                    (*eof, *idle) = fill(inner.as_mut(), carry, n - carry.len())?;
+                };
+                Ok(&carry[..len])
+            }
+        }
+    }
+
+    /// Consumes `n` bytes (at most what [`Reader::peek_window`] returned).
     pub fn skip(&mut self, n: usize) {
         match &mut self.kind {
             Kind::Mapped { pos, end, .. } => *pos = (*pos + n).min(*end),
@@ -367,8 +457,57 @@ mod tests {
     #[test]
     fn peek_then_skip_on_a_stream() {
         let mut reader = Reader::from_stream(Box::new(io::Cursor::new(b"head\nrow\n".to_vec())), 4);
-        assert_eq!(reader.peek_lines(100, 1).unwrap(), b"head\nrow\n");
+        assert_eq!(reader.peek_window(100, |_| None).unwrap(), b"head\nrow\n");
         reader.skip(5);
         assert_eq!(blocks(&mut reader, &LineFormat).concat(), b"row\n");
+    }
+
+    #[test]
+    fn leading_blank_and_comment_lines_are_skipped_however_long() {
+        let comment = format!("# {}\r\n", "c".repeat(3 * READ_PIECE));
+        let input = format!("\u{feff}  \n{comment}\r\t# x\r\n\n  id,puzzle\n# kept\n");
+        let mapped = {
+            let mut file = tempfile::tempfile().unwrap();
+            std::io::Write::write_all(&mut file, input.as_bytes()).unwrap();
+            Reader::from_file(file, 1 << 20).unwrap()
+        };
+        // A stream read one byte at a time finds the same place.
+        struct Slow(io::Cursor<Vec<u8>>);
+        impl Read for Slow {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = buf.len().min(1);
+                self.0.read(&mut buf[..n])
+            }
+        }
+        let slow = Reader::from_stream(
+            Box::new(Slow(io::Cursor::new(input.clone().into_bytes()))),
+            64,
+        );
+        let fast = Reader::from_stream(Box::new(io::Cursor::new(input.into_bytes())), 64);
+        for mut reader in [mapped, slow, fast] {
+            assert_eq!(reader.skip_leading().unwrap(), 5);
+            assert_eq!(
+                blocks(&mut reader, &LineFormat).concat(),
+                b"  id,puzzle\n# kept\n"
+            );
+        }
+        let mut reader = Reader::from_stream(Box::new(io::Cursor::new(b"\n# c".to_vec())), 64);
+        assert_eq!(reader.skip_leading().unwrap(), 1);
+        assert!(blocks(&mut reader, &LineFormat).is_empty());
+    }
+
+    #[test]
+    fn the_window_waits_for_what_settles_it() {
+        // Settled after the first line, whatever the size of the reads.
+        let settled = |b: &[u8]| memchr::memchr(b'\n', b).map(|i| i + 1);
+        let input = b"first\nsecond\n".to_vec();
+        let mut reader = Reader::from_stream(Box::new(io::Cursor::new(input.clone())), 4);
+        assert_eq!(reader.peek_window(100, settled).unwrap(), b"first\n");
+        let mut reader = Reader::from_stream(Box::new(io::Cursor::new(input)), 4);
+        assert_eq!(
+            reader.peek_window(100, |_| None).unwrap(),
+            b"first\nsecond\n"
+        );
+        assert_eq!(reader.peek_window(3, |_| None).unwrap(), b"fir");
     }
 }

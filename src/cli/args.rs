@@ -29,6 +29,11 @@ pub enum Command {
         /// Give the lexicographically smallest solution (row-major, digits ascending).
         #[arg(long)]
         lexmin: bool,
+        /// CSV, Parquet, Arrow: keep the input's solution column as it came and add the answers
+        /// as a new `solution` column (`solution_2` if that name is taken), instead of filling
+        /// it in place.
+        #[arg(long)]
+        keep_solution_column: bool,
     },
     /// Count the solutions of every puzzle up to a limit (`N+` when reached): the uniqueness check.
     Count {
@@ -228,7 +233,14 @@ impl Command {
             })
             .threads(usize::from(common.threads))
             .max_messages(if common.quiet { 0 } else { common.max_messages })
-            .shard(common.shard);
+            .shard(common.shard)
+            .keep_solution_column(matches!(
+                self,
+                Command::Solve {
+                    keep_solution_column: true,
+                    ..
+                }
+            ));
         Some((config, input, output))
     }
 }

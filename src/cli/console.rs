@@ -150,6 +150,13 @@ pub fn report(command: &str, s: &Summary, quiet: bool, json: bool) {
             "{line}; {:.3} s, {:.0} puzzles/s",
             s.seconds, s.puzzles_per_second
         );
+        if let (Some(column), replaced @ 1..) = (&s.filled_column, t.replaced) {
+            let _ = writeln!(
+                err,
+                "sudoku-batch: column {column:?} filled in place: {replaced} of its values were \
+                 replaced by the answers (--keep-solution-column keeps them and adds a new column)"
+            );
+        }
         if let Some(unread) = s.against_unread.filter(|&n| n > 0) {
             let _ = writeln!(
                 err,
@@ -159,10 +166,12 @@ pub fn report(command: &str, s: &Summary, quiet: bool, json: bool) {
         }
     }
     if json {
-        let _ = writeln!(
-            err,
-            "{}",
-            serde_json::to_string(s).expect("summary serializes")
-        );
+        let mut json = serde_json::to_value(s).expect("summary serializes");
+        if let (Some(fields), "dedupe") = (json.as_object_mut(), command) {
+            // Dedupe answers nothing: what it did is keep and drop records.
+            fields.remove("solved");
+            fields.insert("kept".into(), (s.tally.records - s.tally.duplicates).into());
+        }
+        let _ = writeln!(err, "{json}");
     }
 }

@@ -22,13 +22,26 @@ pub fn install() {
 #[cfg(not(unix))]
 pub fn install() {}
 
+/// Whether the answers go to a stream (stdout, a pipe) rather than a file written atomically:
+/// what was written there stays, so the SIGBUS message must not say that nothing was.
+static OUTPUT_IS_STREAM: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Tells the handler where the answers go.
+pub fn output_is_stream(stream: bool) {
+    OUTPUT_IS_STREAM.store(stream, std::sync::atomic::Ordering::Relaxed);
+}
+
 #[cfg(unix)]
 extern "C" fn on_signal(signal: libc::c_int) {
     sudoku_batch::remove_temporary_files();
     let code = if signal == libc::SIGBUS {
-        const MESSAGE: &[u8] = b"sudoku-batch: error: the input file changed (shrank?) while it was read; no output was written\n";
+        let message: &[u8] = if OUTPUT_IS_STREAM.load(std::sync::atomic::Ordering::Relaxed) {
+            b"sudoku-batch: error: the input file changed (shrank?) while it was read; the answers written so far are incomplete\n"
+        } else {
+            b"sudoku-batch: error: the input file changed (shrank?) while it was read; no output was written\n"
+        };
         // SAFETY: write(2) on stderr with a static buffer is async-signal-safe.
-        unsafe { libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len()) };
+        unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
         2
     } else {
         128 + signal

@@ -330,6 +330,7 @@ impl Run<'_> {
                 first_batch,
                 config.column.as_deref(),
                 config.solution_column.as_deref(),
+                config.keep_solution_column,
                 config.task,
             ) {
                 Ok(layout) => layout,
@@ -379,11 +380,12 @@ impl Run<'_> {
             drop(piece_rx);
             let _ = reader.join();
             let written = writer.join().expect("the writer thread panicked");
-            (read, Ok(Some(layout.task)), Some(written))
+            (read, Ok(layout.filled()), Some(written))
         });
-        if let Err(e) = answered {
-            return Err(BatchError::Format { name, source: e });
-        }
+        let filled_column = match answered {
+            Ok(filled) => filled,
+            Err(e) => return Err(BatchError::Format { name, source: e }),
+        };
         let written = match written {
             Some(written) => written.map_err(|e| write_error(&out_name, e))?,
             None => return Err(read_error(read.expect_err("a failed read"))),
@@ -402,6 +404,7 @@ impl Run<'_> {
             threads: engine.threads(),
             messages_not_shown: written.messages_not_shown,
             against_unread: None,
+            filled_column,
         })
     }
 }
@@ -436,6 +439,7 @@ fn write_table(
             }
         };
         let mut keep = Vec::new();
+        written.tally.replaced += layout.replaced(&batch, &outcomes);
         for outcome in &outcomes {
             row += 1;
             written.tally.count(outcome);

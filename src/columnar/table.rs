@@ -133,6 +133,7 @@ impl Layout {
         first: Option<&RecordBatch>,
         column: Option<&str>,
         solution_column: Option<&str>,
+        keep_solution: bool,
         task: Task,
     ) -> Result<Layout, FormatError> {
         let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
@@ -184,6 +185,7 @@ impl Layout {
             return Err(FormatError::NoSolutionColumn { names });
         }
         let fills = task.fills_solution_column()
+            && !keep_solution
             && solution.is_some_and(|i| fillable(schema.field(i).data_type()));
         let mut fields: Vec<Arc<Field>> = schema.fields().iter().cloned().collect();
         if !task.filters() {
@@ -214,6 +216,34 @@ impl Layout {
             schema,
             added,
         })
+    }
+
+    /// Values of the solution column of `batch` that filling it with the answers replaces:
+    /// non-empty, and not the answer.
+    pub fn replaced(&self, batch: &RecordBatch, outcomes: &[Outcome]) -> u64 {
+        let Some(cells) = self
+            .solution
+            .filter(|_| self.fills)
+            .and_then(|i| Strings::new(batch.column(i).as_ref()))
+        else {
+            return 0;
+        };
+        let mut value = Vec::with_capacity(81);
+        let mut replaced = 0;
+        for (row, outcome) in outcomes.iter().enumerate() {
+            value.clear();
+            if let (Some(old), true) = (cells.get(row), outcome.write_value(&mut value)) {
+                let old = old.trim_ascii();
+                replaced += u64::from(!old.is_empty() && old != value.as_slice());
+            }
+        }
+        replaced
+    }
+
+    /// The solution column that `solve` fills in place, if it does.
+    pub fn filled(&self) -> Option<String> {
+        let i = self.solution.filter(|_| self.fills)?;
+        Some(self.schema.field(i).name().clone())
     }
 
     /// Names of the output columns that hold grids: the puzzle and solution columns, and the

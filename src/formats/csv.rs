@@ -37,12 +37,15 @@ pub struct Layout {
     header: Vec<u8>,
     /// Solve writes its answer into the solution column instead of adding one.
     fills: bool,
+    /// The solution column's name, as the header has it.
+    solution_name: Option<String>,
 }
 
-/// Walks CSV bytes as `csv-core` reads them (comment lines, quotes only at the start of a
-/// field, doubled quotes inside quoted fields, CR, LF or CRLF ending a row), reporting where rows
-/// start and the line feeds outside quoted fields, where input may be cut. A quote in the middle
-/// of an unquoted field, or in a comment, is a plain character, so counting quotes would not do.
+/// Walks CSV bytes as `csv-core` reads them (quotes only at the start of a field, doubled quotes
+/// inside quoted fields, CR, LF or CRLF ending a row), reporting where rows start and the line
+/// feeds outside quoted fields, where input may be cut. A quote in the middle of an unquoted
+/// field is a plain character, so counting quotes would not do. After the header every row is
+/// data, as in RFC 4180 and pandas: a row that starts with `#` is a record like any other.
 pub struct RowScan<'a> {
     buf: &'a [u8],
     cursor: Cursor,
@@ -74,19 +77,16 @@ enum State {
     FieldStart,
     Unquoted,
     Quoted,
-    Comment,
 }
 
 /// What [`RowScan`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
-    /// A record (neither a blank line nor a comment) starts at this offset.
+    /// A record (not a blank line) starts at this offset.
     Row(usize),
     /// Offset just past a line end (an LF, or a lone CR with more bytes after it) that is not
     /// inside a quoted field: input may be cut here.
     Cut(usize),
-    /// The offset of a lone CR that ends a comment line.
-    CommentCr(usize),
 }
 
 impl<'a> RowScan<'a> {
@@ -140,7 +140,6 @@ impl Cursor {
                             return Some(Event::Cut(self.pos));
                         }
                     }
-                    b'#' => self.state = State::Comment,
                     _ => {
                         self.state = State::FieldStart;
                         return Some(Event::Row(self.pos));
@@ -183,30 +182,6 @@ impl Cursor {
                         self.state = State::Unquoted;
                     }
                 }
-                // A comment ends at a line end, a lone CR included. csv-core ends comments at LF
-                // only: [`comments_end_at_cr`] hands it those CRs as LFs.
-                State::Comment => {
-                    let Some(i) = memchr::memchr2(b'\n', b'\r', &buf[self.pos..]) else {
-                        self.pos = buf.len();
-                        return None;
-                    };
-                    self.pos += i;
-                    if buf[self.pos] == b'\r' {
-                        match buf.get(self.pos + 1) {
-                            Some(b'\n') => self.pos += 1,
-                            Some(_) => {
-                                self.state = State::RecordStart;
-                                return Some(Event::CommentCr(self.pos));
-                            }
-                            // Maybe the first half of a CRLF whose LF has not been read.
-                            None => {
-                                self.pos = buf.len();
-                                return None;
-                            }
-                        }
-                    }
-                    self.state = State::RecordStart;
-                }
             }
         }
     }
@@ -221,7 +196,6 @@ pub fn first_row_end(buf: &[u8]) -> Option<usize> {
             None
         }
         Event::Cut(c) => seen_row.then_some(c),
-        Event::CommentCr(_) => None,
     })
 }
 
@@ -234,45 +208,20 @@ pub fn last_boundary(buf: &[u8]) -> Option<usize> {
 pub fn next_cuts(buf: &[u8]) -> impl Iterator<Item = usize> + '_ {
     RowScan::new(buf).filter_map(|e| match e {
         Event::Cut(c) => Some(c),
-        Event::Row(_) | Event::CommentCr(_) => None,
+        Event::Row(_) => None,
     })
-}
-
-/// `block` as csv-core must read it: csv-core ends a comment line at LF only, this engine at any
-/// line end, so a lone CR that ends a comment becomes an LF (the same length: offsets and line
-/// numbers hold). Borrowed unless there is such a CR.
-pub fn comments_end_at_cr(block: &[u8]) -> Cow<'_, [u8]> {
-    if memchr::memchr(b'#', block).is_none() {
-        return Cow::Borrowed(block);
-    }
-    let mut crs = RowScan::new(block)
-        .filter_map(|e| match e {
-            Event::CommentCr(at) => Some(at),
-            _ => None,
-        })
-        .peekable();
-    if crs.peek().is_none() {
-        return Cow::Borrowed(block);
-    }
-    let mut owned = block.to_vec();
-    for at in crs {
-        owned[at] = b'\n';
-    }
-    Cow::Owned(owned)
 }
 
 fn reader(data: &[u8]) -> csv::Reader<&[u8]> {
     csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .comment(Some(b'#'))
         .from_reader(data)
 }
 
 /// Writes CSV rows straight into a byte buffer, as the `csv` crate's writer does with this
-/// engine's settings: a field is quoted when it holds a comma, a quote, a CR or LF, or a `#`
-/// (so that a row starting with `#` is never read back as a comment); quotes inside are doubled;
-/// rows end with LF; a row of one empty field is written `""`.
+/// engine's settings: a field is quoted when it holds a comma, a quote, a CR or LF; quotes
+/// inside are doubled; rows end with LF; a row of one empty field is written `""`.
 struct RowWriter {
     core: csv_core::Writer,
     fields: usize,
@@ -283,7 +232,6 @@ impl RowWriter {
     fn new() -> RowWriter {
         RowWriter {
             core: csv_core::WriterBuilder::new()
-                .comment(Some(b'#'))
                 .terminator(csv_core::Terminator::Any(b'\n'))
                 .build(),
             fields: 0,
@@ -358,6 +306,7 @@ impl TextFormat for CsvFormat {
             writer: RowWriter::new(),
             value: Vec::new(),
             status: Vec::new(),
+            replaced: 0,
         };
         answer_records(
             CsvReader::new(&self.layout, block, task.needs_solution()),
@@ -430,7 +379,7 @@ struct CsvReader<'a> {
     /// the segment's rows (1-based, blank lines included, as the line walk counts them).
     row: (usize, usize),
     index: usize,
-    /// The csv crate's positions go wrong on CRLF and comment lines, so line numbers come from
+    /// The csv crate's positions go wrong on CRLF and lone CR line ends, so line numbers come from
     /// walking the same rows by hand. The walk is lazy: it only catches up to the current row
     /// when a message (or a filter) needs its line, so good rows cost nothing.
     walk: RowWalk,
@@ -438,21 +387,11 @@ struct CsvReader<'a> {
 
 impl<'a> CsvReader<'a> {
     fn new(layout: &'a Layout, block: &'a [u8], needs_solution: bool) -> CsvReader<'a> {
-        let segments = match comments_end_at_cr(block) {
-            Cow::Borrowed(b) => segments(b),
-            Cow::Owned(fixed) => segments(&fixed)
-                .into_iter()
-                .map(|s| Segment {
-                    bytes: Cow::Owned(s.bytes.into_owned()),
-                    ..s
-                })
-                .collect(),
-        };
         CsvReader {
             layout,
             needs_solution,
             block,
-            segments: segments.into_iter(),
+            segments: segments(block).into_iter(),
             segment: None,
             core: CoreReader::new(),
             pos: 0,
@@ -566,6 +505,8 @@ struct CsvRenderer<'a> {
     writer: RowWriter,
     value: Vec<u8>,
     status: Vec<u8>,
+    /// Values of the solution column that an answer replaced.
+    replaced: u64,
 }
 
 impl Renderer<CsvReader<'_>> for CsvRenderer<'_> {
@@ -577,6 +518,8 @@ impl Renderer<CsvReader<'_>> for CsvRenderer<'_> {
         let fill = layout.fills && outcome.write_value(&mut self.value);
         for i in 0..layout.width.max(rec.len()) {
             if fill && Some(i) == layout.solution {
+                let old = rec.get(i).unwrap_or_default().trim_ascii();
+                self.replaced += u64::from(!old.is_empty() && old != self.value.as_slice());
                 self.writer.field(out, &self.value);
             } else {
                 self.writer.field(out, rec.get(i).unwrap_or_default());
@@ -594,6 +537,10 @@ impl Renderer<CsvReader<'_>> for CsvRenderer<'_> {
         self.writer.field(out, &self.status);
         self.writer.end(out);
     }
+
+    fn replaced(&self) -> u64 {
+        self.replaced
+    }
 }
 
 impl Layout {
@@ -606,6 +553,7 @@ impl Layout {
         rest: &[u8],
         column: Option<&str>,
         solution_column: Option<&str>,
+        keep_solution: bool,
         task: Task,
     ) -> Result<Layout, FormatError> {
         let mut record = csv::ByteRecord::new();
@@ -676,7 +624,7 @@ impl Layout {
             row.push(fresh.clone().into_bytes());
             taken.push(fresh);
         };
-        let fills = task.fills_solution_column() && solution.is_some();
+        let fills = task.fills_solution_column() && solution.is_some() && !keep_solution;
         if !fills {
             for column in task.columns() {
                 added(column.name.as_bytes());
@@ -703,12 +651,18 @@ impl Layout {
             width: record.len(),
             header,
             fills,
+            solution_name: solution.map(|i| names[i].clone()),
         })
     }
 
     /// The output header row.
     pub fn header(&self) -> &[u8] {
         &self.header
+    }
+
+    /// The solution column that `solve` fills in place, if it does.
+    pub fn filled(&self) -> Option<&str> {
+        self.solution_name.as_deref().filter(|_| self.fills)
     }
 }
 
@@ -783,9 +737,9 @@ impl CoreReader {
         self.core = Self::core();
     }
 
-    /// csv-core with this engine's settings: `#` starts a comment line.
+    /// csv-core with its default settings (no comment character).
     fn core() -> csv_core::Reader {
-        csv_core::ReaderBuilder::new().comment(Some(b'#')).build()
+        csv_core::Reader::new()
     }
 
     /// Reads the next row of `input` (advanced past it): the lengths of its field bytes and of
@@ -849,7 +803,7 @@ impl RowWalk {
             let Some(start) =
                 std::iter::from_fn(|| self.cursor.next_event(block)).find_map(|e| match e {
                     Event::Row(start) => Some(start),
-                    Event::Cut(_) | Event::CommentCr(_) => None,
+                    Event::Cut(_) => None,
                 })
             else {
                 break;
@@ -881,12 +835,14 @@ pub(crate) fn open(request: &OpenRequest<'_>) -> Result<Opened, FormatError> {
         &body[end..],
         request.column,
         request.solution_column,
+        request.keep_solution,
         request.task,
     )?;
     Ok(Opened {
         header: layout.header().to_vec(),
         skip: request.bom + end,
         first_line: text::count_line_ends(&body[..end]),
+        filled: layout.filled().map(str::to_string),
         format: Arc::new(CsvFormat::new(layout)),
         note: None,
     })
@@ -901,22 +857,15 @@ mod tests {
         assert_eq!(last_boundary(b"a,\"x\ny\"\nb,\"p\nq"), Some(8));
         assert_eq!(last_boundary(b"a,\"x\ny"), None);
         assert_eq!(first_row_end(b"\"i\nd\",puzzle\r\nx"), Some(14));
-        // Quotes that csv-core reads as plain characters: in a comment, inside an unquoted field.
+        // Quotes that csv-core reads as plain characters: inside an unquoted field.
         assert_eq!(last_boundary(b"# don\"t\n1,\"x\ny\"\n2"), Some(16));
         assert_eq!(last_boundary(b"1,a\"b\n2,\"x\ny\"\n3"), Some(14));
         // A doubled quote stays inside; a lone CR ends a row but is no cut point.
         assert_eq!(last_boundary(b"1,\"a\"\"\nb\"\r2,c\n3"), Some(14));
-        // A comment ends at a lone CR too: here `"b` is a row, whose quote runs to the end.
+        // A lone CR ends a row: here `"b` opens a quote that runs to the end.
         assert_eq!(last_boundary(b"a\r# \"\r\"b\nc\n"), Some(6));
-        assert_eq!(
-            &*comments_end_at_cr(b"a\r# \"\r\"b\nc\n"),
-            b"a\r# \"\n\"b\nc\n"
-        );
-        assert_eq!(
-            &*comments_end_at_cr(b"# c\r\nx,\"#\r\"\n"),
-            b"# c\r\nx,\"#\r\"\n"
-        );
-        assert_eq!(first_row_end(b"# c\"\n\nid,puzzle\n1"), Some(16));
+        // After the header, a row that starts with `#` is a row like any other.
+        assert_eq!(first_row_end(b"# c\"\n\nid,puzzle\n1"), Some(5));
     }
 
     #[test]
@@ -939,11 +888,19 @@ mod tests {
     }
 
     fn solve_layout(header: &[u8]) -> Layout {
-        Layout::from_header(header, b"", None, None, Task::Solve { lexmin: false }).unwrap()
+        Layout::from_header(
+            header,
+            b"",
+            None,
+            None,
+            false,
+            Task::Solve { lexmin: false },
+        )
+        .unwrap()
     }
 
     fn layout(header: &[u8], rest: &[u8], task: Task) -> Result<Layout, FormatError> {
-        Layout::from_header(header, rest, None, None, task)
+        Layout::from_header(header, rest, None, None, false, task)
     }
 
     #[test]
@@ -960,7 +917,14 @@ mod tests {
         assert_eq!((l.puzzle, l.solution), (1, Some(2)));
         assert_eq!(l.header(), b"source,question,answer,rating,status\n");
         assert!(layout(b"a,b\n", b"", Task::Solve { lexmin: false }).is_err());
-        let l = Layout::from_header(b"a,b\n", b"", Some("b"), None, Task::Count { limit: 2 });
+        let l = Layout::from_header(
+            b"a,b\n",
+            b"",
+            Some("b"),
+            None,
+            false,
+            Task::Count { limit: 2 },
+        );
         assert_eq!(l.unwrap().header(), b"a,b,count,status\n");
         let rate = Task::Rate {
             samples: 1,
@@ -980,10 +944,10 @@ mod tests {
             b"p,puzzle\n",
             "dedupe keeps the header as it came"
         );
-        let named = Layout::from_header(b"p,mine\n", b"", Some("p"), Some("mine"), check);
+        let named = Layout::from_header(b"p,mine\n", b"", Some("p"), Some("mine"), false, check);
         assert_eq!(named.unwrap().solution, Some(1));
         assert!(matches!(
-            Layout::from_header(b"p,q\n", b"", Some("p"), Some("nope"), check),
+            Layout::from_header(b"p,q\n", b"", Some("p"), Some("nope"), false, check),
             Err(FormatError::NoSuchColumn { .. })
         ));
     }
@@ -1017,7 +981,7 @@ mod tests {
         let l = layout(b"id,puzzle\n", b"", Task::Dedupe { exact: true }).unwrap();
         let mut out = BlockOut::new(10);
         let p = "0".repeat(81);
-        let block = format!("# c\r\n\r\n\"1\",\"{p}\"\r\n2,{p}\n3,\"x\ny\"");
+        let block = format!("\r\n\r\n\"1\",\"{p}\"\r\n2,{p}\n3,\"x\ny\"");
         CsvFormat::new(l.clone()).answer_block(
             block.as_bytes(),
             Task::Dedupe { exact: true },
@@ -1043,7 +1007,9 @@ mod tests {
             Task::Solve { lexmin: false },
             &mut out,
         );
+        // After the header, `# c` is a row (of one field: no puzzle column), not a comment.
         let lines: Vec<u64> = out.messages.iter().map(|n| n.line).collect();
-        assert_eq!(lines, [1, 2, 6]);
+        assert_eq!(lines, [1, 2, 4, 6]);
+        assert_eq!(out.tally.records, 4);
     }
 }

@@ -7,7 +7,8 @@ use super::text::{is_skipped, line_end, lines};
 use super::{csv, grid, line, TextFormat};
 use crate::task::Task;
 
-/// Bytes of the input's start that [`open`] looks at to decide the format and read a CSV header.
+/// The detection sample: bytes of the input's start (from its first record) that decide the
+/// format and hold a CSV header, unless the first record settles it (see [`decided`]).
 pub const PEEK: usize = 64 << 10;
 
 /// The format asked for.
@@ -106,6 +107,18 @@ pub enum FormatError {
     /// The input is not text: a known binary format, or bytes no text file holds.
     #[error("not a text file of puzzles: {0}")]
     Binary(Binary),
+    /// No line of the input's first 64 KiB is a puzzle in any format: it is not a puzzle file.
+    #[error("not a file of puzzles: {0}")]
+    NoPuzzles(String),
+    /// `check` on line records that carry no solution.
+    #[error("check needs a solution after each puzzle (`puzzle,solution` lines, or CSV with a solution column); the first record has nothing after its puzzle")]
+    NoSolutions,
+    /// A flag that applies to columns names one, but the input has none.
+    #[error("{flag} names a column, but a {format} input has no columns (it applies to CSV, Parquet and Arrow inputs)")]
+    NoColumns {
+        flag: &'static str,
+        format: &'static str,
+    },
 }
 
 /// What a binary input is, as far as its first bytes tell.
@@ -168,6 +181,8 @@ pub(crate) struct Opened {
     /// Why the format was chosen, when detection had to weigh one reading against another (for
     /// the front end to show).
     pub note: Option<String>,
+    /// `solve` on CSV: the input's solution column, which the answers fill in place.
+    pub filled: Option<String>,
 }
 
 impl std::fmt::Debug for Opened {
@@ -191,6 +206,7 @@ pub(crate) fn open(
     choice: FormatChoice,
     column: Option<&str>,
     solution_column: Option<&str>,
+    keep_solution: bool,
     task: Task,
 ) -> Result<Opened, FormatError> {
     if let Some(what) = binary(prefix) {
@@ -204,6 +220,9 @@ pub(crate) fn open(
     let (choice, note) = match choice {
         FormatChoice::Auto => {
             let detected = detect(prefix, column);
+            if detected.unreadable {
+                return Err(FormatError::NoPuzzles(detected.note.unwrap_or_default()));
+            }
             (detected.choice, detected.note)
         }
         chosen => (chosen, None),
@@ -213,6 +232,7 @@ pub(crate) fn open(
         bom,
         column,
         solution_column,
+        keep_solution,
         task,
     };
     let open = FORMATS
@@ -220,6 +240,20 @@ pub(crate) fn open(
         .find(|f| f.choice == choice)
         .map_or(line::open as Opener, |f| f.open);
     let opened = open(&request)?;
+    if opened.format.name() != "csv" {
+        // A column flag on an input without columns would be ignored: say so instead.
+        let flag = match (column, solution_column) {
+            (Some(_), _) => Some("--column"),
+            (_, Some(_)) => Some("--solution-column"),
+            _ => None,
+        };
+        if let (Some(flag), false) = (flag, request.body().is_empty()) {
+            return Err(FormatError::NoColumns {
+                flag,
+                format: opened.format.name(),
+            });
+        }
+    }
     Ok(Opened { note, ..opened })
 }
 
@@ -253,6 +287,8 @@ pub(crate) struct OpenRequest<'a> {
     pub column: Option<&'a str>,
     /// CSV: the solution column's name, if given.
     pub solution_column: Option<&'a str>,
+    /// `solve` keeps the solution column and adds the answers as a new one.
+    pub keep_solution: bool,
     pub task: Task,
 }
 
@@ -270,6 +306,7 @@ impl OpenRequest<'_> {
             skip: self.bom,
             first_line: 0,
             note: None,
+            filled: None,
         }
     }
 }
@@ -290,44 +327,122 @@ pub(crate) fn header_start(buf: &[u8]) -> usize {
 
 /// What [`detect`] chose, and why when it was a close call.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Detected {
     /// The format chosen (never [`FormatChoice::Auto`]).
     pub choice: FormatChoice,
     /// Why, when detection weighed one reading against another.
     pub note: Option<String>,
+    /// No line of a full sample is a puzzle in any format: the input is not a puzzle file, and
+    /// is refused rather than answered with a line of `invalid` per line (`note` says why).
+    pub unreadable: bool,
 }
 
-/// Chooses the format that explains the start of the input (its first 64 KiB), never one
-/// line alone:
+/// The first record of `body` (which starts at a record: no byte-order mark, no blank or `#`
+/// line before it), when it is a whole puzzle by itself: an 81-cell line record, or nine 9-cell
+/// grid rows. Returns its format and the offset just past it. Only whole lines are judged (each
+/// has its line end, and a CR the byte after it, which tells a lone CR from a CRLF), so what
+/// this says of a prefix of an input it says of every longer one, at the same offset.
+pub(crate) fn first_record(body: &[u8]) -> Option<(FormatChoice, usize)> {
+    // A line whose end has come: its bytes, and the offset past its end.
+    let whole_line = |start: usize| {
+        let i = start + memchr::memchr2(b'\n', b'\r', &body[start..])?;
+        (body[i] == b'\n' || i + 1 < body.len()).then(|| (&body[start..i], line_end(body, i)))
+    };
+    let (first, end) = whole_line(0)?;
+    if line::parse_line(first).is_some_and(|p| p.is_ok()) {
+        return Some((FormatChoice::Line, end));
+    }
+    let mut end = 0;
+    for _ in 0..9 {
+        let (row, next) = whole_line(end)?;
+        grid::parse_row(row.trim_ascii())?;
+        end = next;
+    }
+    Some((FormatChoice::Grid, end))
+}
+
+/// Where the bytes read so far settle how the input is opened in `choice`: the offset past
+/// what settles it, so a reader need not wait for a full sample ([`PEEK`]). The input's first
+/// record (after the blank and `#` lines before it) settles it when it is a whole puzzle of
+/// that format, or of any format for [`FormatChoice::Auto`]; for `--format csv`, a whole
+/// header row that names the puzzle column (one of the usual names, or `column`). `None`: the
+/// reader waits for a full sample or the end of the input, however slowly the bytes come.
+pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Option<usize> {
+    let body = prefix.strip_prefix(BOM).unwrap_or(prefix);
+    let start = prefix.len() - body.len() + header_start(body);
+    if choice == FormatChoice::Csv {
+        let end = csv::first_row_end(&prefix[start..])?;
+        let mut header = ::csv::ByteRecord::new();
+        ::csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(&prefix[start..start + end])
+            .read_byte_record(&mut header)
+            .ok()?;
+        let named = header.iter().any(|field| {
+            let name = field.trim_ascii();
+            csv::PUZZLE_NAMES
+                .iter()
+                .copied()
+                .chain(column)
+                .any(|wanted| name.eq_ignore_ascii_case(wanted.as_bytes()))
+        });
+        return named.then_some(start + end);
+    }
+    let (found, end) = first_record(&prefix[start..])?;
+    (choice == FormatChoice::Auto || choice == found).then_some(start + end)
+}
+
+/// Chooses the format of an input from its start, `prefix`: either a first record that settles
+/// it (see [`decided`]), or a sample (the first [`PEEK`] bytes, or the whole input if shorter).
+/// The choice is a function of those bytes alone, never of how fast they came.
 ///
-/// - CSV when the first record row is a header: none of its fields is a puzzle, and either one
-///   is named like a puzzle column (`puzzle`, `quizzes`, `question`, ..., or `column`, any case)
-///   or the next row has as many fields and one of them is an 81-cell puzzle;
-/// - otherwise grid or line, whichever explains more of the sampled record lines (a grid row is
+/// - A first record that is a whole puzzle decides at once: an 81-cell line (line format), or
+///   nine 9-cell rows (grid format).
+/// - Otherwise the sample decides. CSV when the first record row is a header: none of its fields
+///   is a puzzle, and either one is named like a puzzle column (`puzzle`, `quizzes`,
+///   `question`, ..., or `column`, any case), or no field looks like data (a number, a long run
+///   of digits) and the next row has as many fields with an 81-cell puzzle among them.
+/// - Otherwise grid or line, whichever explains more of the sampled record lines (a grid row is
 ///   nine cells; a line record starts with 81 cells); ties go to line. A stray line of the other
 ///   kind stays a malformed record of the chosen format, in place.
+/// - A full sample none of whose lines is a puzzle in any format is `unreadable`.
 ///
-/// A byte-order mark is skipped. The note says what was weighed when the choice was not clear.
+/// A byte-order mark, and blank and `#` lines before the first record, are skipped. The note
+/// says what was weighed when the choice was not clear.
 pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
     let body = prefix.strip_prefix(BOM).unwrap_or(prefix);
-    let chosen = |choice| Detected { choice, note: None };
+    let body = &body[header_start(body)..];
+    let chosen = |choice| Detected {
+        choice,
+        note: None,
+        unreadable: false,
+    };
+    if let Some((choice, _)) = first_record(body) {
+        return chosen(choice);
+    }
     // A sample cut at PEEK may end inside a line: that last piece is not judged.
-    let complete = if prefix.len() >= PEEK {
-        super::text::last_line_end(body).unwrap_or(body.len())
+    let full = prefix.len() >= PEEK;
+    let complete = if full {
+        super::text::last_line_end(body).unwrap_or(0)
     } else {
         body.len()
     };
     let sample = &body[..complete];
-    let records: Vec<&[u8]> = lines(sample).filter(|l| !is_skipped(l)).collect();
-    let Some(first) = records.first() else {
-        return chosen(FormatChoice::Line);
-    };
     if let Some(note) = csv_header(sample, column) {
         return Detected {
             choice: FormatChoice::Csv,
             note,
+            unreadable: false,
         };
     }
+    let records: Vec<&[u8]> = lines(sample).filter(|l| !is_skipped(l)).collect();
+    let first: &[u8] = match records.first() {
+        Some(first) => first,
+        // Not one line end in a full sample.
+        None if full => body,
+        None => return chosen(FormatChoice::Line),
+    };
     let mut line_records = 0usize;
     let mut grid_rows = 0usize;
     for record in &records {
@@ -339,6 +454,23 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         }
     }
     let total = records.len();
+    let first = String::from_utf8_lossy(&first[..first.len().min(40)]).into_owned();
+    if full && line_records + grid_rows == 0 {
+        return Detected {
+            choice: FormatChoice::Line,
+            note: Some(match total {
+                0 => format!(
+                    "the first 64 KiB hold no line end (they start {first:?}); name a format \
+                     with --format to read it anyway"
+                ),
+                _ => format!(
+                    "none of the first {total} record lines (64 KiB) is a puzzle in any format \
+                     (the first is {first:?}); name a format with --format to read it anyway"
+                ),
+            }),
+            unreadable: true,
+        };
+    }
     // Records, not lines, are weighed: nine grid rows make one grid.
     let grid = grid_rows > 9 * line_records;
     let (choice, name, explained, other) = if grid {
@@ -348,14 +480,33 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
     };
     // Doubtful: the other reading has some evidence too, or most lines fit neither.
     let note = (other > 0 || 2 * explained < total).then(|| {
-        let first = String::from_utf8_lossy(&first[..first.len().min(40)]).into_owned();
         format!(
             "format: {name} (of the first {total} record lines, {line_records} start with an \
              81-cell puzzle and {grid_rows} are 9-cell grid rows; the first is {first:?}); \
              choose another with --format"
         )
     });
-    Detected { choice, note }
+    Detected {
+        choice,
+        note,
+        unreadable: false,
+    }
+}
+
+/// Whether a header field is data rather than a name: a number (`2.5`, `-3`), or a long run
+/// of cell characters (a damaged puzzle: too short, one stray character).
+fn looks_like_data(field: &[u8]) -> bool {
+    let field = field.trim_ascii();
+    let cells = field
+        .iter()
+        .filter(|b| b.is_ascii_digit() || **b == b'.')
+        .count();
+    let number = !field.is_empty()
+        && field.iter().any(u8::is_ascii_digit)
+        && field
+            .iter()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
+    number || (field.len() >= 17 && cells * 10 >= field.len() * 9)
 }
 
 /// Whether `sample` starts with a CSV header row (see [`detect`]): `Some(note)` if so, the note
@@ -365,7 +516,6 @@ fn csv_header(sample: &[u8], column: Option<&str>) -> Option<Option<String>> {
     let mut reader = ::csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .comment(Some(b'#'))
         .from_reader(&sample[start..]);
     let mut header = ::csv::ByteRecord::new();
     reader.read_byte_record(&mut header).ok()?;
@@ -403,8 +553,9 @@ fn csv_header(sample: &[u8], column: Option<&str>) -> Option<Option<String>> {
         // A named title line before line records is not a header.
         return (line_like <= same).then_some(None);
     }
-    // Unnamed, one field is no evidence of CSV (a title line).
-    if header.len() < 2 || !found || other > same {
+    // Unnamed, one field is no evidence of CSV (a title line), and a field that is data makes
+    // the row a damaged record, not a header.
+    if header.len() < 2 || header.iter().any(looks_like_data) || !found || other > same {
         return None;
     }
     let i = csv::first_puzzle_column(&sample[after_header..], header.len())?;
@@ -463,7 +614,8 @@ mod tests {
             detect(text.as_bytes(), None),
             Detected {
                 choice: FormatChoice::Csv,
-                note: None
+                note: None,
+                unreadable: false,
             }
         );
         // Nine-row grids among a few bad lines: grid.
@@ -477,20 +629,116 @@ mod tests {
     }
 
     #[test]
+    fn a_whole_first_puzzle_decides_and_nothing_after_it_changes_that() {
+        let grid: String = (0..9)
+            .map(|r| format!("{}\n", &P[9 * r..9 * r + 9]))
+            .collect();
+        let inputs = [
+            format!("# c\r\n\n{P}\r\n{}", "530070000\n".repeat(30)),
+            format!("\u{feff}{grid}\n{}", format!("{P}\n").repeat(3)),
+            format!("x{},2.5\n{}", &P[1..], format!("{P},1.5\n").repeat(70)),
+            format!("{},2.5\n{}", &P[..60], format!("{P},1.5\n").repeat(70)),
+            format!("# c\nid,puzzle\n{}", format!("1,{P}\n").repeat(10)),
+            format!("source,q\n{}", format!("x,{P}\n").repeat(1000)),
+            "word\n".repeat(20_000),
+        ];
+        for input in &inputs {
+            let input = input.as_bytes();
+            let sample = &input[..input.len().min(PEEK)];
+            let whole = detect(sample, None);
+            // Every prefix a reader may stop at gives the same choice as the sample.
+            for k in 0..sample.len() {
+                if let Some(end) = decided(&sample[..k], FormatChoice::Auto, None) {
+                    assert!(end <= k);
+                    assert_eq!(detect(&sample[..k], None), whole, "cut at {k}");
+                }
+            }
+        }
+        let choices: Vec<_> = inputs
+            .iter()
+            .map(|i| detect(&i.as_bytes()[..i.len().min(PEEK)], None))
+            .map(|d| (d.choice, d.unreadable))
+            .collect();
+        use FormatChoice::*;
+        assert_eq!(
+            choices,
+            [
+                (Line, false),
+                (Grid, false),
+                (Line, false),
+                (Line, false),
+                (Csv, false),
+                (Csv, false),
+                (Line, true)
+            ]
+        );
+        // Settled: a puzzle line once its line end has come; nine grid rows; never CSV.
+        let line = format!("{P}\n");
+        assert_eq!(
+            decided(&line.as_bytes()[..81], FormatChoice::Auto, None),
+            None
+        );
+        assert_eq!(decided(line.as_bytes(), FormatChoice::Auto, None), Some(82));
+        assert_eq!(decided(line.as_bytes(), FormatChoice::Grid, None), None);
+        assert_eq!(
+            decided(grid.as_bytes(), FormatChoice::Auto, None),
+            Some(grid.len())
+        );
+        assert_eq!(
+            decided(&grid.as_bytes()[..85], FormatChoice::Auto, None),
+            None
+        );
+        assert_eq!(decided(b"id,puzzle\n", FormatChoice::Auto, None), None);
+        assert_eq!(decided(line.as_bytes(), FormatChoice::Csv, None), None);
+        // A named CSV header that names the puzzle column settles `--format csv`.
+        assert_eq!(
+            decided(b"# c\nid,puzzle\n", FormatChoice::Csv, None),
+            Some(14)
+        );
+        assert_eq!(decided(b"id,puzzle", FormatChoice::Csv, None), None);
+        assert_eq!(decided(b"id,q\n", FormatChoice::Csv, None), None);
+        assert_eq!(decided(b"id,q\n", FormatChoice::Csv, Some("q")), Some(5));
+    }
+
+    #[test]
     fn a_bom_is_skipped_in_every_format() {
         let solve = Task::Solve { lexmin: false };
         let text = format!("\u{feff}{P}\n");
-        let opened = open(text.as_bytes(), FormatChoice::Auto, None, None, solve).unwrap();
+        let opened = open(
+            text.as_bytes(),
+            FormatChoice::Auto,
+            None,
+            None,
+            false,
+            solve,
+        )
+        .unwrap();
         assert_eq!((opened.format.name(), opened.skip), ("line", 3));
         let text = "\u{feff}id,puzzle\n1,x\n";
-        let opened = open(text.as_bytes(), FormatChoice::Auto, None, None, solve).unwrap();
+        let opened = open(
+            text.as_bytes(),
+            FormatChoice::Auto,
+            None,
+            None,
+            false,
+            solve,
+        )
+        .unwrap();
         assert_eq!(
             (opened.format.name(), opened.skip, opened.first_line),
             ("csv", 13, 1)
         );
         assert_eq!(opened.header, b"id,puzzle,solution,status\n");
         let text = format!("\u{feff}{}", "530070000\n".repeat(9));
-        let opened = open(text.as_bytes(), FormatChoice::Auto, None, None, solve).unwrap();
+        let opened = open(
+            text.as_bytes(),
+            FormatChoice::Auto,
+            None,
+            None,
+            false,
+            solve,
+        )
+        .unwrap();
         assert_eq!((opened.format.name(), opened.skip), ("grid", 3));
     }
 
@@ -502,6 +750,7 @@ mod tests {
             FormatChoice::Auto,
             None,
             None,
+            false,
             Task::Count { limit: 2 },
         )
         .unwrap();
@@ -515,11 +764,11 @@ mod tests {
     fn task_and_format_rules_are_checked_at_open() {
         let check = Task::Check { unique: false };
         assert_eq!(
-            open(b"103000509\n", FormatChoice::Auto, None, None, check).unwrap_err(),
+            open(b"103000509\n", FormatChoice::Auto, None, None, false, check).unwrap_err(),
             FormatError::CheckNeedsSolutions
         );
         assert!(matches!(
-            open(b"id,puzzle\n", FormatChoice::Csv, None, None, check),
+            open(b"id,puzzle\n", FormatChoice::Csv, None, None, false, check),
             Err(FormatError::NoSolutionColumn { .. })
         ));
         assert!(matches!(
@@ -528,17 +777,18 @@ mod tests {
                 FormatChoice::Csv,
                 None,
                 None,
+                false,
                 Task::Count { limit: 2 }
             ),
             Err(FormatError::NoPuzzleColumn { .. })
         ));
         let long = vec![b'a'; PEEK];
         assert_eq!(
-            open(&long, FormatChoice::Csv, None, None, check).unwrap_err(),
+            open(&long, FormatChoice::Csv, None, None, false, check).unwrap_err(),
             FormatError::HeaderTooLong
         );
         assert_eq!(
-            open(b"", FormatChoice::Csv, None, None, check)
+            open(b"", FormatChoice::Csv, None, None, false, check)
                 .unwrap()
                 .format
                 .name(),

@@ -130,8 +130,18 @@ fn record(line: &[u8], needs_solution: bool) -> Record<'_> {
     record.with_solution(Some(split_field(rest).0).filter(|s| !s.is_empty()))
 }
 
-/// Opens an input in this format.
+/// Opens an input in this format. `check` is refused up front when the first record is a
+/// puzzle with nothing after it: a file of bare puzzles would give one `invalid` per record.
 pub(crate) fn open(request: &OpenRequest<'_>) -> Result<Opened, FormatError> {
+    if request.task.needs_solution() {
+        let body = request.body();
+        let body = &body[super::detect::header_start(body)..];
+        let first = lines(body).next().unwrap_or_default();
+        let record = record(first, true);
+        if record.puzzle.is_ok() && record.solution.is_none() {
+            return Err(FormatError::NoSolutions);
+        }
+    }
     Ok(request.plain(Arc::new(LineFormat)))
 }
 

@@ -23,7 +23,7 @@ pub(crate) mod line;
 pub(crate) mod text;
 
 pub use csv::{PUZZLE_NAMES, SOLUTION_NAMES};
-pub use detect::{binary, detect, Binary, Detected, FormatChoice, FormatError, PEEK};
+pub use detect::{binary, decided, detect, Binary, Detected, FormatChoice, FormatError, PEEK};
 pub(crate) use detect::{open, Opened};
 
 use crate::records::BlockOut;

@@ -23,6 +23,14 @@ pub struct Tally {
     pub multiple: u64,
     /// `dedupe`: records dropped as equivalent to (or, with `--exact`, equal to) an earlier one.
     pub duplicates: u64,
+    /// `solve` filling a table's solution column in place: values it held that an answer
+    /// replaced (empty values, and values equal to the answer, are not counted).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub replaced: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Tally {
@@ -59,6 +67,7 @@ impl Tally {
         self.unique += other.unique;
         self.multiple += other.multiple;
         self.duplicates += other.duplicates;
+        self.replaced += other.replaced;
     }
 
     /// Records that make the exit status 1.

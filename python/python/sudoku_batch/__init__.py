@@ -427,6 +427,7 @@ def solve_file(
     seed: int = 0,
     exact: bool = False,
     against: Optional[Union[str, "os.PathLike[str]"]] = None,
+    keep_solution_column: bool = False,
 ) -> Dict[str, Any]:
     """Run the batch engine on a file, exactly as ``sudoku-batch TASK`` does.
 
@@ -441,12 +442,15 @@ def solve_file(
     ZIP, ...) is a ``ValueError``; for Parquet and Arrow, ``messages`` give row numbers. ``task`` is ``"solve"``, ``"count"`` (with ``limit``), ``"check"``
     (with ``unique``), ``"canon"``, ``"rate"`` (with ``samples`` and ``seed``) or
     ``"dedupe"`` (with ``exact`` and ``against``, another file); ``column`` names a CSV
-    puzzle column and ``solution_column`` its solution column. ``shard=(k, n)`` answers only
-    part ``k`` of ``n`` (1-based), as the CLI's ``--shard k/n`` does.
+    puzzle column and ``solution_column`` its solution column, which ``"solve"`` fills in place
+    unless ``keep_solution_column=True`` (then the answers go to a new ``solution`` column).
+    ``shard=(k, n)`` answers only part ``k`` of ``n`` (1-based), as the CLI's ``--shard k/n``
+    does.
 
     Returns the run summary as a ``dict``: ``records``, ``solved``, ``unsolvable``,
     ``invalid``, ``wrong``, ``unique``, ``multiple``, ``duplicates``, ``against_unread`` (dedupe
-    with ``against``: malformed records of that file, else ``None``), ``seconds``, ``puzzles_per_second``,
+    with ``against``: malformed records of that file, else ``None``), ``filled_column`` (the
+    input's solution column that ``"solve"`` filled in place, else ``None``), ``seconds``, ``puzzles_per_second``,
     ``format``, ``threads``, ``messages`` (``(line, text)`` for the first ``max_messages`` bad
     records) and ``messages_not_shown``.
 
@@ -475,6 +479,7 @@ def solve_file(
         output_format=output_format,
         column=column,
         solution_column=solution_column,
+        keep_solution_column=bool(keep_solution_column),
         max_messages=max_messages,
         shard=shard,
         against=None if against is None else os.fspath(against),

@@ -33,6 +33,7 @@ class Options:
         output_format: str = "auto",
         column: Optional[str] = None,
         solution_column: Optional[str] = None,
+        keep_solution_column: bool = False,
         max_messages: int = 20,
         shard: Optional[Tuple[int, int]] = None,
         against: Optional[str] = None,

@@ -296,8 +296,17 @@ def run(args: argparse.Namespace) -> None:
             spark.conf.set("spark.sql.files.maxPartitionBytes", str(split))
             spark.conf.set("spark.sql.files.minPartitionNum", str(args.partitions))
         fmt = args.format
+        head = b"" if fmt not in ("auto", "csv") or _is_parquet(args.input) else _head(spark, args.input)
         if fmt == "auto":
-            fmt = "parquet" if _is_parquet(args.input) else _native.detect_format(_head(spark, args.input), args.column)
+            fmt = "parquet" if _is_parquet(args.input) else _native.detect_format(head, args.column)
+        first = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t")
+        if fmt == "csv" and first[:1] in (b"#", b"\n", b"\r"):
+            # The CLI skips them; Spark's CSV reader would take the first line for the header,
+            # and its `comment` option would also drop data rows that start with `#`.
+            raise SystemExit(
+                "sudoku_batch.spark: the CSV starts with comment or blank lines; remove them "
+                "(Spark reads the first line as the header)"
+            )
         if fmt == "grid":
             raise SystemExit("sudoku_batch.spark: grid input is not supported; use the CLI with --shard")
         output_format = args.output_format
@@ -322,7 +331,7 @@ def run(args: argparse.Namespace) -> None:
             df = spark.read.parquet(args.input)
         else:
             reader = spark.read.option("header", True).option("multiLine", args.multiline)
-            df = reader.option("comment", "#").csv(args.input)
+            df = reader.csv(args.input)
         column = args.column or next(
             (c for name in _native.PUZZLE_NAMES for c in df.columns if c.strip().lower() == name),
             None,

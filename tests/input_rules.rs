@@ -1,0 +1,506 @@
+//! How an input is read, through the real binary: the format is a function of the input's bytes
+//! alone (never of how fast a pipe delivers them), a first record that is a whole puzzle is
+//! answered at once, one damaged line never changes how the rest is read, CSV rows are all data
+//! after the header, and flags or outputs that cannot work are refused before any record is read.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, Command as Process, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use assert_cmd::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_sudoku-batch");
+
+fn bin() -> Command {
+    Command::new(BIN)
+}
+
+/// The first `n` shipped puzzles (each with one solution).
+fn puzzles(n: usize) -> Vec<String> {
+    let mut p = common::puzzle_texts(&common::shipped("generated_unique25_2000.txt"));
+    p.truncate(n);
+    p
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Starts the binary on stdin with `args`, stdout and stderr piped.
+fn spawn(args: &[&str]) -> Child {
+    Process::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Runs `args` with `input` written to stdin in `pieces` (byte offsets where to pause for
+/// `pause`), returning stdout, stderr and the exit code.
+fn run_paced(
+    args: &[&str],
+    input: &[u8],
+    cuts: &[usize],
+    pause: Duration,
+) -> (Vec<u8>, String, i32) {
+    let mut child = spawn(args);
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let cuts = cuts.to_vec();
+    let writer = std::thread::spawn(move || {
+        let mut from = 0;
+        for &cut in cuts.iter().chain([input.len()].iter()) {
+            if stdin.write_all(&input[from..cut]).is_err() {
+                return;
+            }
+            let _ = stdin.flush();
+            from = cut;
+            std::thread::sleep(pause);
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        out.stdout,
+        text(&out.stderr),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// The same bytes, all at once and with pauses at `cuts`, give the same output.
+fn same_with_pauses(args: &[&str], input: &[u8], cuts: &[usize]) -> (Vec<u8>, String, i32) {
+    let at_once = run_paced(args, input, &[], Duration::ZERO);
+    let paced = run_paced(args, input, cuts, Duration::from_millis(400));
+    assert_eq!(
+        text(&at_once.0),
+        text(&paced.0),
+        "paused at {cuts:?}: {}",
+        paced.1
+    );
+    assert_eq!(at_once.2, paced.2);
+    at_once
+}
+
+#[test]
+fn one_damaged_first_line_does_not_turn_a_line_file_into_csv() {
+    let p = puzzles(70);
+    let rest: String = p.iter().map(|q| format!("{q},1.5\n")).collect();
+    for first in [
+        format!("x{},2.5", &p[0][1..]),
+        format!("{},2.5", &p[0][..60]),
+    ] {
+        let input = format!("{first}\n{rest}");
+        let out = bin()
+            .args(["solve", "-"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        let lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+        assert_eq!(
+            lines.len(),
+            71,
+            "one answer per record, the damaged one included"
+        );
+        assert!(lines[0].starts_with("invalid: "), "{}", lines[0]);
+        assert!(lines[1..].iter().all(|l| l.len() == 81), "{lines:?}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("<stdin>:1: invalid: "), "{stderr}");
+        assert!(stderr.contains("records 71, solved 70"), "{stderr}");
+        assert!(!stderr.contains("format: csv"), "{stderr}");
+    }
+}
+
+#[test]
+fn the_format_is_a_function_of_the_bytes_not_of_their_timing() {
+    let p = puzzles(300);
+    // Comments, then a CSV: detection must wait for the sample, not judge the comments.
+    let comments: String = (1..=100).map(|i| format!("# comment {i}\n")).collect();
+    let rows: String = p
+        .iter()
+        .enumerate()
+        .map(|(i, q)| format!("{i},{q}\n"))
+        .collect();
+    let csv = format!("{comments}id,puzzle\n{rows}");
+    let (out, stderr, code) = same_with_pauses(&["solve", "-"], csv.as_bytes(), &[comments.len()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(text(&out).starts_with("id,puzzle,solution,status\n"));
+    assert_eq!(
+        text(&out)
+            .lines()
+            .filter(|l| l.ends_with(",solved"))
+            .count(),
+        300
+    );
+
+    // A line file whose first line is damaged: judged on the sample, however it arrives.
+    let lines: String = p.iter().map(|q| format!("{q}\n")).collect();
+    let damaged = format!("x{}\n{lines}", &p[0][1..]);
+    let (out, _, code) = same_with_pauses(&["count", "-"], damaged.as_bytes(), &[82, 82 * 3]);
+    assert_eq!(code, 1);
+    assert_eq!(text(&out).lines().count(), 301);
+
+    // Grids, paused in the middle of the first one.
+    let grid: String = (0..9)
+        .map(|r| format!("{}\n", &p[0][9 * r..9 * r + 9]))
+        .collect();
+    let grids = format!("{grid}\n{grid}\n{grid}");
+    let (out, _, code) = same_with_pauses(&["solve", "-"], grids.as_bytes(), &[25]);
+    assert_eq!(code, 0);
+    assert_eq!(text(&out).lines().filter(|l| l.len() == 9).count(), 27);
+}
+
+/// Reads stdout lines on a thread, so a test can wait for one with a deadline.
+fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+#[test]
+fn a_first_record_that_is_a_whole_puzzle_is_answered_while_the_pipe_stays_open() {
+    let p = puzzles(2);
+    let wait = Duration::from_secs(20); // a deadline for a hung run, not a speed figure
+    for args in [&["solve", "-"][..], &["solve", "--format", "line", "-"]] {
+        let mut child = spawn(args);
+        let answers = lines_of(&mut child);
+        let mut stdin = child.stdin.take().unwrap();
+        for q in &p {
+            writeln!(stdin, "{q}").unwrap();
+            stdin.flush().unwrap();
+            let answer = answers
+                .recv_timeout(wait)
+                .expect("an answer before more input");
+            assert_eq!(answer.len(), 81, "{answer}");
+        }
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+    }
+    // A named CSV whose header names the puzzle column.
+    let mut child = spawn(&["solve", "--format", "csv", "-"]);
+    let answers = lines_of(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "id,puzzle").unwrap();
+    for (i, q) in p.iter().enumerate() {
+        writeln!(stdin, "{i},{q}").unwrap();
+        stdin.flush().unwrap();
+        if i == 0 {
+            let header = answers.recv_timeout(wait).expect("the header");
+            assert_eq!(header, "id,puzzle,solution,status");
+        }
+        let row = answers
+            .recv_timeout(wait)
+            .expect("an answer before more input");
+        assert!(row.ends_with(",solved"), "{row}");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    // A grid: nine rows and the blank line that ends it.
+    let mut child = spawn(&["solve", "-"]);
+    let answers = lines_of(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    for r in 0..9 {
+        writeln!(stdin, "{}", &p[0][9 * r..9 * r + 9]).unwrap();
+    }
+    writeln!(stdin).unwrap();
+    stdin.flush().unwrap();
+    for _ in 0..9 {
+        let row = answers
+            .recv_timeout(wait)
+            .expect("the grid's answer before more input");
+        assert_eq!(row.len(), 9, "{row}");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn comments_longer_than_the_sample_are_skipped_and_counted_in_line_numbers() {
+    let p = puzzles(3);
+    let comments: String = (1..=2000)
+        .map(|i| format!("# a comment line, number {i:>5}, long enough to matter\n"))
+        .collect();
+    assert!(comments.len() > 64 << 10);
+    let csv = format!("{comments}id,puzzle\n1,{}\n2,bad\n3,{}\n", p[0], p[2]);
+    let out = bin()
+        .args(["solve", "-"])
+        .write_stdin(csv)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("id,puzzle,solution,status\n"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().filter(|l| l.ends_with(",solved")).count(), 2);
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("<stdin>:2003: invalid: "), "{stderr}");
+    // Grids after as many comments.
+    let grid: String = (0..9)
+        .map(|r| format!("{}\n", &p[0][9 * r..9 * r + 9]))
+        .collect();
+    let out = bin()
+        .args(["solve", "-"])
+        .write_stdin(format!("{comments}{grid}"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).lines().count(), 9);
+}
+
+#[test]
+fn csv_rows_that_start_with_a_hash_are_records() {
+    let p = puzzles(2);
+    let csv = format!(
+        "# made by hand\nid,puzzle\n#1,{}\n2,{}\n#3,bad\n",
+        p[0], p[1]
+    );
+    let out = bin()
+        .args(["solve", "-"])
+        .write_stdin(csv)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    let rows: Vec<&str> = stdout.lines().collect();
+    assert_eq!(rows.len(), 4, "{stdout}");
+    assert!(
+        rows[1].starts_with(&format!("#1,{},", p[0])),
+        "written as it came: {}",
+        rows[1]
+    );
+    assert!(rows[3].starts_with("#3,bad,,\"invalid: "), "{}", rows[3]);
+    assert!(text(&out.stderr).contains("<stdin>:5: invalid: "));
+}
+
+/// Waits for `child` to end by itself (it is given no input and its stdin stays open).
+fn ends_without_input(mut child: Child) -> (i32, String) {
+    for _ in 0..200 {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut stderr)
+                .unwrap();
+            return (status.code().unwrap_or(-1), stderr);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    panic!("still waiting for input: the output was not checked first");
+}
+
+#[test]
+fn an_output_that_names_a_directory_is_refused_before_any_input_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    for output in [
+        dir.path().join("newdir/"),
+        Path::new(&format!("{}/", file.display())).into(),
+    ] {
+        let child = spawn(&["rate", "-o", output.to_str().unwrap(), "-"]);
+        let (code, stderr) = ends_without_input(child);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.starts_with("sudoku-batch: error: "), "{stderr}");
+        assert!(stderr.contains("ends with `/`"), "{stderr}");
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "nothing left beside it"
+    );
+}
+
+#[test]
+fn check_on_puzzles_without_solutions_is_refused_before_any_record() {
+    let input: String = puzzles(50).iter().map(|q| format!("{q}\n")).collect();
+    let out = bin()
+        .args(["check", "-"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(text(&out.stderr).contains("check needs a solution after each puzzle"));
+}
+
+#[test]
+fn solve_says_when_it_fills_a_column_and_can_keep_it() {
+    let p = puzzles(2);
+    let csv = format!("id,question,answer\n1,{},old1\n2,{},\n", p[0], p[1]);
+    let out = bin()
+        .args(["solve", "-"])
+        .write_stdin(csv.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).starts_with("id,question,answer,status\n"));
+    assert!(!text(&out.stdout).contains("old1"));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("column \"answer\" filled in place: 1 of its values were replaced"),
+        "{stderr}"
+    );
+
+    let out = bin()
+        .args(["solve", "--keep-solution-column", "--stats", "json", "-"])
+        .write_stdin(csv)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    let rows: Vec<&str> = stdout.lines().collect();
+    assert_eq!(rows[0], "id,question,answer,solution,status");
+    assert!(
+        rows[1].starts_with(&format!("1,{},old1,", p[0])),
+        "{}",
+        rows[1]
+    );
+    assert!(rows[2].starts_with(&format!("2,{},,", p[1])), "{}", rows[2]);
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("filled in place"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(stderr.lines().last().unwrap()).unwrap();
+    assert!(json.get("filled_column").is_none() && json.get("replaced").is_none());
+    // An empty column filled in place replaces nothing, and says nothing.
+    let csv = format!("id,question,answer\n1,{},\n", p[0]);
+    let out = bin()
+        .args(["solve", "--stats", "json", "-"])
+        .write_stdin(csv)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("filled in place"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(stderr.lines().last().unwrap()).unwrap();
+    assert_eq!(json["filled_column"], "answer");
+    assert!(json.get("replaced").is_none());
+}
+
+#[test]
+fn dedupe_reports_kept_records_and_reads_against_from_stdin() {
+    let p = puzzles(4);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, format!("{}\n{}\n{}\n", p[0], p[1], p[2])).unwrap();
+    let out = bin()
+        .args(["dedupe", "--stats", "json", "--against", "-"])
+        .arg(&input)
+        .write_stdin(format!("{}\n{}\n", p[1], p[3]))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), format!("{}\n{}\n", p[0], p[2]));
+    let stderr = text(&out.stderr);
+    let json: serde_json::Value = serde_json::from_str(stderr.lines().last().unwrap()).unwrap();
+    assert_eq!(json["kept"], 2, "{json}");
+    assert_eq!(json["duplicates"], 1);
+    assert!(json.get("solved").is_none(), "{json}");
+    // Both from stdin cannot be.
+    let out = bin()
+        .args(["dedupe", "--against", "-", "-"])
+        .write_stdin("x\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--against - reads stdin"));
+}
+
+#[test]
+fn column_flags_on_an_input_without_columns_are_refused() {
+    let input: String = puzzles(3).iter().map(|q| format!("{q}\n")).collect();
+    for flag in ["--column", "--solution-column"] {
+        let out = bin()
+            .args(["solve", flag, "question", "-"])
+            .write_stdin(input.clone())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty());
+        assert!(
+            text(&out.stderr).contains(&format!("{flag} names a column, but a line input")),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn text_that_holds_no_puzzle_is_refused_not_answered_line_by_line() {
+    let words: String = (0..20_000).map(|i| format!("word{i}\n")).collect();
+    let out = bin()
+        .args(["solve", "-"])
+        .write_stdin(words.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("not a file of puzzles"), "{stderr}");
+    assert!(stderr.contains("\"word0\""), "{stderr}");
+    // Named, the format is read as asked: one status per line.
+    let out = bin()
+        .args(["solve", "--format", "line", "-"])
+        .write_stdin(words)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout).lines().count(), 20_000);
+    // Bytes with no line end at all.
+    let out = bin()
+        .args(["solve", "-"])
+        .write_stdin("7".repeat(70_000))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no line end"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_replaced_output_keeps_its_owner_and_group_where_permitted() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.txt");
+    std::fs::write(&out, "old\n").unwrap();
+    let me = std::fs::metadata(&out).unwrap();
+    // Root may give a file any owner: the replaced file's is kept. Anyone else keeps their own.
+    let (uid, gid) = if me.uid() == 0 {
+        let (uid, gid) = (4242, 4343);
+        std::os::unix::fs::chown(&out, Some(uid), Some(gid)).unwrap();
+        (uid, gid)
+    } else {
+        (me.uid(), me.gid())
+    };
+    let input: String = puzzles(2).iter().map(|q| format!("{q}\n")).collect();
+    bin()
+        .args(["solve", "-o"])
+        .arg(&out)
+        .arg("-")
+        .write_stdin(input)
+        .assert()
+        .code(0);
+    let meta = std::fs::metadata(&out).unwrap();
+    assert_eq!((meta.uid(), meta.gid()), (uid, gid));
+    assert_ne!(std::fs::read(&out).unwrap(), b"old\n");
+}
