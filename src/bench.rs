@@ -169,10 +169,44 @@ pub struct Run {
     pub passes: usize,
     /// Median pass rate.
     pub puzzles_per_s: f64,
+    /// Every measured pass's rate, summarised as hyperfine does a command's times.
+    pub rate: Spread,
     /// Wall-clock microseconds per puzzle at this thread count (1e6 / rate).
     pub us_per_puzzle: f64,
     /// rate / (threads x rate at 1 thread); `None` without a 1-thread run.
     pub efficiency: Option<f64>,
+}
+
+/// Mean, standard deviation, median, minimum and maximum of a run's per-pass rates (puzzles/s).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Spread {
+    /// The mean.
+    pub mean: f64,
+    /// The sample standard deviation.
+    pub stddev: f64,
+    /// The median (the run's `puzzles_per_s`).
+    pub median: f64,
+    /// The slowest pass.
+    pub min: f64,
+    /// The fastest pass.
+    pub max: f64,
+}
+
+impl Spread {
+    /// The spread of `v` (not empty).
+    pub fn of(v: &mut [f64]) -> Spread {
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        // The sample standard deviation (n - 1), as hyperfine reports; 0 for one pass.
+        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+        Spread {
+            mean,
+            stddev: var.sqrt(),
+            median: median(v),
+            min: v.iter().copied().fold(f64::INFINITY, f64::min),
+            max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
 }
 
 /// Thread counts 1, 2, 4, ... up to `cores`, plus `cores` itself if it is not a power of two.
@@ -406,7 +440,8 @@ pub fn run(config: &BenchConfig, observer: &mut dyn Observer) -> Result<Report, 
                 }
             }
             let passes: Vec<usize> = rates.iter().map(Vec::len).collect();
-            let rates: Vec<f64> = rates.iter_mut().map(|r| median(r)).collect();
+            let spreads: Vec<Spread> = rates.iter_mut().map(|r| Spread::of(r)).collect();
+            let rates: Vec<f64> = spreads.iter().map(|s| s.median).collect();
             let base = config
                 .threads
                 .iter()
@@ -415,11 +450,12 @@ pub fn run(config: &BenchConfig, observer: &mut dyn Observer) -> Result<Report, 
             let runs: Vec<Run> = config
                 .threads
                 .iter()
-                .zip(rates.iter().zip(passes))
-                .map(|(&threads, (&rate, passes))| Run {
+                .zip(rates.iter().zip(passes).zip(spreads))
+                .map(|(&threads, ((&rate, passes), spread))| Run {
                     threads,
                     passes,
                     puzzles_per_s: rate,
+                    rate: spread,
                     us_per_puzzle: 1e6 / rate,
                     efficiency: base.map(|b| rate / (threads as f64 * b)),
                 })

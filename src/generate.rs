@@ -16,11 +16,13 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::batch::{finish_output, open_output, write_error, BatchError, Output};
+use crate::dataset::rate::rate;
 use crate::engine::Engine;
 use crate::grid::{Grid, CELLS, UNITS};
 use crate::observe::{Observer, Progress, Work};
 use crate::rng::{mix64, SplitMix64};
 use crate::solver;
+use crate::task::{Outcome, TaskOptions};
 
 /// How givens are removed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +91,13 @@ pub struct GenerateConfig {
     pub clues: Option<usize>,
     /// Worker threads; `None` uses every core. Does not change the output.
     pub threads: Option<usize>,
+    /// Also write each puzzle's solution.
+    pub with_solution: bool,
+    /// Also write each puzzle's rating: the figure `rate` gives with its default options.
+    pub rating: bool,
+    /// One puzzle per line (`puzzle[,solution][,rating]`), or CSV with a header
+    /// (`question[,answer][,rating]`).
+    pub csv: bool,
 }
 
 impl GenerateConfig {
@@ -100,7 +109,25 @@ impl GenerateConfig {
             mode: Mode::Easy,
             clues: None,
             threads: None,
+            with_solution: false,
+            rating: false,
+            csv: false,
         }
+    }
+    /// Also writes each puzzle's solution.
+    pub fn with_solution(mut self, on: bool) -> Self {
+        self.with_solution = on;
+        self
+    }
+    /// Also writes each puzzle's rating (as `rate` with its default options).
+    pub fn rating(mut self, on: bool) -> Self {
+        self.rating = on;
+        self
+    }
+    /// Writes CSV with a header instead of lines.
+    pub fn csv(mut self, on: bool) -> Self {
+        self.csv = on;
+        self
     }
     /// The seed.
     pub fn seed(mut self, seed: u64) -> Self {
@@ -194,17 +221,46 @@ fn write_puzzles(
         elapsed: Duration::ZERO,
     };
     let mut buf = Vec::with_capacity(CHUNK as usize * (CELLS + 1));
+    if config.csv {
+        buf.extend_from_slice(b"question");
+        if config.with_solution {
+            buf.extend_from_slice(b",answer");
+        }
+        if config.rating {
+            buf.extend_from_slice(b",rating");
+        }
+        buf.push(b'\n');
+    }
+    let rate_options = TaskOptions::default();
     let mut first = 0;
     while first < config.count {
         let last = config.count.min(first + CHUNK);
-        let chunk: Vec<Grid> = engine.install(|| {
+        // Each puzzle with its extra fields (`,solution`, `,rating`), made on the workers.
+        let chunk: Vec<(Grid, Vec<u8>)> = engine.install(|| {
             (first..last)
                 .into_par_iter()
-                .map(|i| puzzle(config.seed, i, config.mode, target))
+                .map(|i| {
+                    let g = puzzle(config.seed, i, config.mode, target);
+                    let mut extra = Vec::new();
+                    if config.with_solution {
+                        // Unique by construction: the solver finds the grid it was cut from.
+                        let solution = solver::solve(&g)
+                            .solution
+                            .expect("a generated puzzle has a solution");
+                        extra.push(b',');
+                        extra.extend_from_slice(solution.to_line().as_bytes());
+                    }
+                    if config.rating {
+                        let rated = rate(&g, rate_options.samples, rate_options.seed)
+                            .expect("a generated puzzle has a solution");
+                        extra.push(b',');
+                        Outcome::Rated(rated).write_value(&mut extra);
+                    }
+                    (g, extra)
+                })
                 .collect()
         });
-        buf.clear();
-        for g in &chunk {
+        for (g, extra) in &chunk {
             let clues = g.givens();
             summary.min_clues = summary.min_clues.min(clues);
             summary.max_clues = summary.max_clues.max(clues);
@@ -217,9 +273,11 @@ fn write_puzzles(
                     .iter()
                     .map(|&v| if v == 0 { b'.' } else { b'0' + v }),
             );
+            buf.extend_from_slice(extra);
             buf.push(b'\n');
         }
         out.write_all(&buf)?;
+        buf.clear();
         summary.puzzles += chunk.len() as u64;
         observer.progress(Progress::new(0, summary.puzzles));
         first = last;

@@ -84,10 +84,16 @@ pub fn remove_temporary_files() {
 /// name beside it, renamed into place once complete, so a full disk or a killed process never
 /// leaves a truncated file in place of the old one.
 pub fn write_file_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
     let mut out = batch::output::Sink::file(path.to_path_buf())?;
-    out.write_all(bytes)?;
+    std::io::Write::write_all(&mut out, bytes)?;
     out.finish()
+}
+
+/// Prepares the atomic output of [`write_file_atomically`] and drops it unwritten, so that a
+/// front end can refuse an output that cannot be made (a directory, a missing one, a name
+/// ending in `/`) before long work whose result it would lose. Nothing is left behind.
+pub fn check_output_file(path: &std::path::Path) -> std::io::Result<()> {
+    batch::output::Sink::file(path.to_path_buf()).map(drop)
 }
 
 /// The examples of README.md and docs/*.md, compiled and run as doctests (`cargo test --doc`).

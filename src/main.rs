@@ -41,11 +41,26 @@ impl Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = flags::Cli::parse();
+    let cli = match flags::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version: stdout, exit 0
+        Err(e) => {
+            // clap's message starts `error: `: one style for every error.
+            let _ = write!(std::io::stderr(), "sudoku-batch: {}", e.render());
+            return ExitCode::from(2);
+        }
+    };
     cli::signals::install();
     let result = match cli.command {
         flags::Command::Generate(args) => run_generate(args),
         flags::Command::Bench(args) => run_bench(args),
+        flags::Command::Completions { shell } => print_generated(|out| {
+            clap_complete::generate(shell, &mut flags::Cli::command(), "sudoku-batch", out);
+            Ok(())
+        }),
+        flags::Command::Man => {
+            print_generated(|out| clap_mangen::Man::new(flags::Cli::command()).render(out))
+        }
         ref command => run_batch(command),
     };
     match result {
@@ -114,11 +129,32 @@ fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
             "--clues applies to --mode easy and --mode unique, not minimal",
         ));
     }
+    if let Some(path) = &args.output {
+        if !matches!(
+            sudoku_batch::OutputFormat::from_path(path),
+            sudoku_batch::OutputFormat::Line | sudoku_batch::OutputFormat::Csv
+        ) {
+            return Err(Failure::usage(format!(
+                "{}: generate writes lines or CSV; write a .csv and convert it",
+                path.display()
+            )));
+        }
+    }
     let config = GenerateConfig::new(args.count)
         .seed(args.seed)
         .mode(args.mode)
         .clues(args.clues.map(usize::from))
-        .threads(args.threads.map(usize::from));
+        .threads((args.threads > 0).then_some(usize::from(args.threads)))
+        .with_solution(args.with_solution)
+        .rating(args.rating)
+        .csv(match args.output_format.as_str() {
+            "csv" => true,
+            "line" => false,
+            _ => args
+                .output
+                .as_ref()
+                .is_some_and(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"))),
+        });
     let output = match &args.output {
         None => Output::writer("stdout", std::io::stdout()),
         Some(path) => Output::Path(path.clone()),
@@ -152,12 +188,68 @@ fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The CPU's model name (Linux), for benchmark reports.
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("model name")?.split_once(':'))
+                .map(|(_, name)| name.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// The time now, UTC, as RFC 3339 (`2026-11-24T03:59:01Z`).
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// `completions` and `man`: text generated from the flags' definitions, to stdout.
+fn print_generated(
+    generate: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
+) -> Result<ExitCode, Failure> {
+    let mut text = Vec::new();
+    generate(&mut text).map_err(|e| Failure::usage(format!("generating: {e}")))?;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(&text).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(Failure::usage(format!("writing stdout: {e}"))),
+        Ok(()) => Ok(ExitCode::SUCCESS),
+    }
+}
+
 fn seconds(flag: &str, value: f64) -> Result<Duration, Failure> {
     Duration::try_from_secs_f64(value)
         .map_err(|_| Failure::usage(format!("{flag} must be a non-negative number of seconds")))
 }
 
 fn run_bench(args: flags::BenchArgs) -> Result<ExitCode, Failure> {
+    // A plot that cannot be written fails now, not after the whole benchmark.
+    if let Some(path) = &args.plot {
+        sudoku_batch::check_output_file(path).map_err(|e| {
+            Failure::usage(format!("{}: cannot write the plot: {e}", path.display()))
+        })?;
+    }
     let files = if args.files.is_empty() {
         bench::shipped_sets().map_err(Failure::usage)?
     } else {
@@ -167,7 +259,13 @@ fn run_bench(args: flags::BenchArgs) -> Result<ExitCode, Failure> {
         .warmup(seconds("--warmup", args.warmup)?)
         .min_time(seconds("--min-time", args.min_time)?);
     if let Some(threads) = args.threads {
-        config = config.threads(threads.into_iter().map(usize::from).collect());
+        // 0: one per core, as `-j 0` everywhere else.
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let threads = threads.into_iter().map(|n| match n {
+            0 => cores,
+            n => usize::from(n),
+        });
+        config = config.threads(threads.collect());
     }
     let mut console = Console::new(String::new(), false, false);
     let report = bench::run(&config, &mut console).map_err(|e| Failure {
@@ -187,7 +285,21 @@ fn run_bench(args: flags::BenchArgs) -> Result<ExitCode, Failure> {
         }
     }
     let text = if args.json {
-        serde_json::to_string_pretty(&report).expect("the report serializes") + "\n"
+        let mut json = serde_json::json!({
+            "tool": "sudoku-batch",
+            "version": env!("CARGO_PKG_VERSION"),
+            "commit": env!("SUDOKU_BATCH_COMMIT"),
+            "cpu": cpu_model(),
+            "date": utc_now(),
+            "command": std::env::args().collect::<Vec<_>>(),
+        });
+        if let (Some(head), serde_json::Value::Object(body)) = (
+            json.as_object_mut(),
+            serde_json::to_value(&report).expect("the report serializes"),
+        ) {
+            head.extend(body);
+        }
+        serde_json::to_string_pretty(&json).expect("the report serializes") + "\n"
     } else {
         cli::bench_report::to_markdown(&report)
     };

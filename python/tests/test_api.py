@@ -80,7 +80,8 @@ def test_wrong_dtype_or_shape_raises_naming_what_was_expected():
     with pytest.raises(TypeError, match="sequence of puzzle strings"):
         sb.solve(PUZZLE)
     with pytest.raises(ValueError, match="threads"):
-        sb.solve([PUZZLE], threads=0)
+        sb.solve([PUZZLE], threads=-1)
+    assert sb.solve([PUZZLE], threads=0) == [SOLUTION]  # 0: one per core, as the CLI's -j 0
     with pytest.raises(ValueError, match="limit"):
         sb.count([PUZZLE], limit=0)
 

@@ -13,6 +13,7 @@ use sudoku_batch::{Config, FormatChoice, Input, Output, OutputFormat, Shard, Tas
 #[command(
     name = "sudoku-batch",
     version,
+    long_version = super::version::long(),
     about = "Fast batch Sudoku solver: every core, input order, nothing lost"
 )]
 pub struct Cli {
@@ -26,6 +27,10 @@ pub enum Command {
     Solve {
         #[command(flatten)]
         common: Common,
+        #[command(flatten)]
+        shard: ShardArg,
+        #[command(flatten)]
+        solution: SolutionColumn,
         /// Give the lexicographically smallest solution (row-major, digits ascending).
         #[arg(long)]
         lexmin: bool,
@@ -39,6 +44,8 @@ pub enum Command {
     Count {
         #[command(flatten)]
         common: Common,
+        #[command(flatten)]
+        shard: ShardArg,
         /// Stop counting at N solutions.
         #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
@@ -47,6 +54,10 @@ pub enum Command {
     Check {
         #[command(flatten)]
         common: Common,
+        #[command(flatten)]
+        shard: ShardArg,
+        #[command(flatten)]
+        solution: SolutionColumn,
         /// Also require each puzzle to have only that one solution.
         #[arg(long)]
         unique: bool,
@@ -59,6 +70,8 @@ pub enum Command {
     Canon {
         #[command(flatten)]
         common: Common,
+        #[command(flatten)]
+        shard: ShardArg,
     },
     /// Rate the difficulty of every puzzle: the mean number of guesses of the engine's search over
     /// K random isomorphs (seeded, so the same at any -j and on any machine).
@@ -68,6 +81,8 @@ pub enum Command {
     Rate {
         #[command(flatten)]
         common: Common,
+        #[command(flatten)]
+        shard: ShardArg,
         /// Isomorphs searched per puzzle (K).
         #[arg(long, value_name = "K", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
         samples: u32,
@@ -95,6 +110,16 @@ pub enum Command {
     ///
     /// With no FILES, runs on the sets shipped in `data/`.
     Bench(BenchArgs),
+    /// Print a shell completion script for SHELL to stdout.
+    ///
+    /// For example `sudoku-batch completions bash > ~/.local/share/bash-completion/completions/sudoku-batch`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to stdout: `sudoku-batch man > sudoku-batch.1`.
+    Man,
 }
 
 #[derive(Debug, clap::Args)]
@@ -118,10 +143,6 @@ pub struct Common {
     /// CSV, Parquet, Arrow: the name of the puzzle column.
     #[arg(long, value_name = "NAME")]
     pub column: Option<String>,
-    /// CSV, Parquet, Arrow: the name of the solution column, which `check` verifies and `solve` fills
-    /// (default: `solution`, `solutions` or `answer`).
-    #[arg(long, value_name = "NAME")]
-    pub solution_column: Option<String>,
     /// No summary, no progress bar, no messages about bad records.
     #[arg(short, long)]
     pub quiet: bool,
@@ -131,15 +152,29 @@ pub struct Common {
     /// Print at most N messages about bad records, then a count.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub max_messages: usize,
+    /// Exit 0 even when some records are unsolvable, invalid or wrong (each still gets its
+    /// status line and message): for use as a filter, as under Spark's `rdd.pipe(..., checkCode=True)`.
+    #[arg(long)]
+    pub exit_zero: bool,
+}
+
+/// `--solution-column`: for the commands that read or fill the solution column.
+#[derive(Debug, clap::Args)]
+pub struct SolutionColumn {
+    /// CSV, Parquet, Arrow: the name of the solution column, which `check` verifies and `solve`
+    /// fills (default: `solution`, `solutions` or `answer`).
+    #[arg(long, value_name = "NAME")]
+    pub solution_column: Option<String>,
+}
+
+/// `--shard`: for every batch command but `dedupe`, whose classes span the whole input.
+#[derive(Debug, clap::Args)]
+pub struct ShardArg {
     /// Answer only part K of N of a file (1 <= K <= N): the records whose first byte lies in the
     /// K-th of N equal byte ranges. The N outputs, concatenated in order, are the unsharded
     /// output; a CSV header is written by shard 1 only; line numbers are the whole file's.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
-    /// Exit 0 even when some records are unsolvable, invalid or wrong (each still gets its
-    /// status line and message): for use as a filter, as under Spark's `rdd.pipe(..., checkCode=True)`.
-    #[arg(long)]
-    pub exit_zero: bool,
 }
 
 /// `--format`: the library's format names.
@@ -181,6 +216,8 @@ impl Command {
         match self {
             Command::Generate(_) => "generate",
             Command::Bench(_) => "bench",
+            Command::Completions { .. } => "completions",
+            Command::Man => "man",
             batch => batch.task().expect("a batch command has a task").name(),
         }
     }
@@ -194,7 +231,10 @@ impl Command {
             Command::Canon { .. } => Task::Canon,
             Command::Rate { samples, seed, .. } => Task::Rate { samples, seed },
             Command::Dedupe { exact, .. } => Task::Dedupe { exact },
-            Command::Generate(_) | Command::Bench(_) => return None,
+            Command::Generate(_)
+            | Command::Bench(_)
+            | Command::Completions { .. }
+            | Command::Man => return None,
         })
     }
 
@@ -204,10 +244,35 @@ impl Command {
             Command::Solve { common, .. }
             | Command::Count { common, .. }
             | Command::Check { common, .. }
-            | Command::Canon { common }
+            | Command::Canon { common, .. }
             | Command::Rate { common, .. }
             | Command::Dedupe { common, .. } => Some(common),
-            Command::Generate(_) | Command::Bench(_) => None,
+            Command::Generate(_)
+            | Command::Bench(_)
+            | Command::Completions { .. }
+            | Command::Man => None,
+        }
+    }
+
+    /// `--solution-column`, for the commands that have it.
+    fn solution_column(&self) -> Option<String> {
+        match self {
+            Command::Solve { solution, .. } | Command::Check { solution, .. } => {
+                solution.solution_column.clone()
+            }
+            _ => None,
+        }
+    }
+
+    /// `--shard`, for the commands that have it.
+    fn shard(&self) -> Option<Shard> {
+        match self {
+            Command::Solve { shard, .. }
+            | Command::Count { shard, .. }
+            | Command::Check { shard, .. }
+            | Command::Canon { shard, .. }
+            | Command::Rate { shard, .. } => shard.shard,
+            _ => None,
         }
     }
 
@@ -226,14 +291,14 @@ impl Command {
             .format(common.format)
             .output_format(common.output_format)
             .column(common.column.clone())
-            .solution_column(common.solution_column.clone())
+            .solution_column(self.solution_column())
             .against(match self {
                 Command::Dedupe { against, .. } => against.clone(),
                 _ => None,
             })
             .threads(usize::from(common.threads))
             .max_messages(if common.quiet { 0 } else { common.max_messages })
-            .shard(common.shard)
+            .shard(self.shard())
             .keep_solution_column(matches!(
                 self,
                 Command::Solve {
@@ -260,12 +325,24 @@ pub struct GenerateArgs {
     /// cannot reach it, the puzzle with the fewest givens is kept and the shortfall reported.
     #[arg(long, value_parser = clap::value_parser!(u8).range(17..=80))]
     pub clues: Option<u8>,
-    /// Worker threads, 1 to 1024 (default: all cores). Does not change the output.
-    #[arg(short = 'j', long, value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
-    pub threads: Option<u16>,
+    /// Worker threads, 0 to 1024 (0: one per core). Does not change the output.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u16).range(0..=MAX_THREADS as i64))]
+    pub threads: u16,
     /// Output file (written to a temporary name, renamed when complete); stdout if absent.
     #[arg(short = 'o', long)]
     pub output: Option<std::path::PathBuf>,
+    /// Also write each puzzle's solution: `puzzle,solution` lines (which `check` reads), or an
+    /// `answer` column.
+    #[arg(long)]
+    pub with_solution: bool,
+    /// Also write each puzzle's rating, the figure `sudoku-batch rate` gives with its defaults.
+    #[arg(long)]
+    pub rating: bool,
+    /// Output format: lines, or CSV with a header (`question`, then `answer` and `rating`); auto:
+    /// CSV when OUTPUT ends in `.csv`, else lines.
+    #[arg(long, value_name = "FORMAT", default_value = "auto", value_parser = ["auto", "line", "csv"])]
+    pub output_format: String,
 }
 
 #[derive(Debug, clap::Args)]
@@ -278,8 +355,10 @@ pub struct BenchArgs {
     /// Minimum measured seconds per run (file x mode x thread count).
     #[arg(long, default_value_t = 1.0)]
     pub min_time: f64,
-    /// Thread counts, e.g. `1,2,4` (default: 1, 2, 4, ... up to the cores, and the core count).
-    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64))]
+    /// Thread counts, e.g. `1,2,4`; 0 is one per core (default: 1, 2, 4, ... up to the cores,
+    /// and the core count).
+    #[arg(short = 'j', long, value_name = "N,...", value_delimiter = ',',
+          value_parser = clap::value_parser!(u16).range(0..=MAX_THREADS as i64))]
     pub threads: Option<Vec<u16>>,
     /// Print the results as JSON instead of Markdown tables.
     #[arg(long)]

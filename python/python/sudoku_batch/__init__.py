@@ -53,7 +53,7 @@ def _int(value: Any, name: str, lo: int, hi: int) -> int:
 def _threads(threads: Optional[int]) -> int:
     if threads is None:
         return 0  # the engine's "one per core"
-    return _int(threads, "threads", 1, 1024)
+    return _int(threads, "threads", 0, 1024)  # 0: one per core, as the CLI's -j 0
 
 
 def _as_array(puzzles: Any) -> Optional[np.ndarray]:
