@@ -258,10 +258,49 @@ struct Set {
     skipped: Vec<Skipped>,
 }
 
-/// Reads line-format records: blank lines and `#` lines are not records; a record's first 81
-/// characters are the grid, and anything after them must follow whitespace, `,` or `;`.
+/// The puzzles of a file, in any format a run reads (line, grid, CSV, Parquet, Arrow), read by
+/// the same readers and detection as a run, with their lines (rows for a columnar file).
+fn records(
+    path: &Path,
+    bytes: Vec<u8>,
+) -> Result<Vec<(usize, crate::records::Puzzle)>, BenchError> {
+    let unreadable = |message: String| BenchError::Read {
+        path: path.to_owned(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, message),
+    };
+    #[cfg(feature = "parquet")]
+    if let Some(kind) = crate::columnar::Kind::of(&bytes) {
+        let data = crate::columnar::Data::Memory(bytes.into());
+        let puzzles = crate::columnar::puzzles(kind, data).map_err(unreadable)?;
+        return Ok(puzzles
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| (i + 1, p))
+            .collect());
+    }
+    let prefix = &bytes[..bytes.len().min(crate::formats::PEEK)];
+    let opened = crate::formats::open(
+        prefix,
+        crate::FormatChoice::Auto,
+        None,
+        None,
+        false,
+        crate::Task::default(),
+    )
+    .map_err(|e| unreadable(e.to_string()))?;
+    let mut records = Vec::new();
+    opened
+        .format
+        .puzzles(&bytes[opened.skip..], &mut |line, puzzle| {
+            records.push(((opened.first_line + line) as usize, puzzle));
+        });
+    Ok(records)
+}
+
+/// Reads the records of a file (see [`records`]); a record that is not a puzzle, or whose
+/// givens clash, is reported and skipped.
 fn load(path: &Path) -> Result<Set, BenchError> {
-    let text = std::fs::read(path).map_err(|source| BenchError::Read {
+    let bytes = std::fs::read(path).map_err(|source| BenchError::Read {
         path: path.to_owned(),
         source,
     })?;
@@ -270,14 +309,12 @@ fn load(path: &Path) -> Result<Set, BenchError> {
         lines: Vec::new(),
         skipped: Vec::new(),
     };
-    for (line, puzzle) in crate::formats::line::puzzles(&text) {
+    for (line, puzzle) in records(path, bytes)? {
         // Clashing givens make an invalid record, as in `solve`: skipped, not timed as unsolvable.
-        let puzzle = puzzle
-            .map_err(Invalid::from)
-            .and_then(|g| match g.first_clash() {
-                Some(clash) => Err(Invalid::Clash(clash)),
-                None => Ok(g),
-            });
+        let puzzle = puzzle.and_then(|g| match g.first_clash() {
+            Some(clash) => Err(Invalid::Clash(clash)),
+            None => Ok(g),
+        });
         match puzzle {
             Ok(g) => {
                 set.puzzles.push(g);

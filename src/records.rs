@@ -94,6 +94,18 @@ impl BlockOut {
     }
 }
 
+/// The puzzle of every record a reader reads, with its block line, in order: what `bench`
+/// times, read by the same readers as a run.
+pub(crate) fn each_puzzle<R: RecordReader>(mut reader: R, each: &mut dyn FnMut(u64, Puzzle)) {
+    while let Some(record) = reader.next_record() {
+        let puzzle = record.puzzle;
+        each(reader.line(), puzzle);
+    }
+}
+
+/// A record's puzzle, or why it is not one.
+pub(crate) type Puzzle = Result<crate::grid::Grid, crate::task::Invalid>;
+
 /// Reads every record of a block, answers it for `task`, and renders it into `out` (a
 /// filtering task copies the record as it came and notes its outcome for the writer's filter).
 pub(crate) fn answer_records<R, W>(mut reader: R, mut renderer: W, task: Task, out: &mut BlockOut)

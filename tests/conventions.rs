@@ -209,6 +209,66 @@ fn bench_json_has_the_tool_the_machine_and_hyperfine_s_spread() {
 }
 
 #[test]
+fn bench_reads_every_format_a_run_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("set.csv");
+    bin()
+        .args(["generate", "-n", "20", "--with-solution", "-o"])
+        .arg(&csv)
+        .assert()
+        .code(0);
+    let mut with_bad = std::fs::read_to_string(&csv).unwrap();
+    with_bad += "x,y\n";
+    std::fs::write(&csv, with_bad).unwrap();
+    for (file, puzzles) in [
+        (csv.clone(), 20),
+        (common::shipped("sample.parquet"), 20),
+        (common::shipped("classic_spaces.txt"), 1),
+    ] {
+        let out = bin()
+            .args([
+                "bench",
+                "-j",
+                "1",
+                "--warmup",
+                "0",
+                "--min-time",
+                "0",
+                "--json",
+            ])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{file:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["files"][0]["puzzles"], puzzles, "{file:?}");
+    }
+    let out = bin()
+        .args([
+            "bench",
+            "-j",
+            "1",
+            "--warmup",
+            "0",
+            "--min-time",
+            "0",
+            "--json",
+        ])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("line 22: skipped: expected 81 cells, found 1"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_plot_that_cannot_be_written_fails_before_the_benchmark() {
     let dir = tempfile::tempdir().unwrap();
     for plot in [

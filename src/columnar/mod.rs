@@ -34,9 +34,9 @@ use crate::batch::output::Sink;
 use crate::batch::{write_error, BatchError, Config, Filter, OutputFormat, Summary};
 use crate::engine::Engine;
 use crate::observe::{Message, Observer, Progress, Work};
-use crate::task::{Outcome, Tally};
+use crate::task::{Outcome, Tally, Task};
 use sink::TableWriter;
-use table::Layout;
+use table::{Layout, Strings};
 
 /// Rows decoded and answered at a time: enough to keep every worker busy, few enough that the
 /// batches in flight stay a few megabytes.
@@ -83,6 +83,47 @@ impl Data {
         rest.read_to_end(&mut all)?;
         Ok(Data::Memory(Bytes::from(all)))
     }
+}
+
+/// The puzzle of every row of a columnar input, in order, from its puzzle column (found as a
+/// run finds it): what `bench` times. A decoder that fails, or panics on a corrupt file, is an
+/// error, never a short list.
+pub(crate) fn puzzles(kind: Kind, data: Data) -> Result<Vec<crate::records::Puzzle>, String> {
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut source = open_source(kind, data)?;
+        let schema = source.schema();
+        let (mut out, mut layout, mut failed) = (Vec::new(), None::<Layout>, None);
+        for unit in 0..source.units().len() {
+            source.read(unit, &mut |batch| {
+                let layout = match &mut layout {
+                    Some(layout) => layout,
+                    none => match Layout::find(
+                        &schema,
+                        Some(&batch),
+                        None,
+                        None,
+                        false,
+                        Task::default(),
+                    ) {
+                        Ok(found) => none.insert(found),
+                        Err(e) => {
+                            failed = Some(e.to_string());
+                            return false;
+                        }
+                    },
+                };
+                let cells =
+                    Strings::new(batch.column(layout.puzzle).as_ref()).expect("a text column");
+                out.extend((0..batch.num_rows()).map(|i| cells.record(i, None).puzzle));
+                true
+            })?;
+            if let Some(e) = failed.take() {
+                return Err(e);
+            }
+        }
+        Ok(out)
+    }));
+    read.unwrap_or_else(|_| Err("the file is corrupt (its decoder failed)".to_string()))
 }
 
 /// A table read one unit at a time.

@@ -315,6 +315,10 @@ impl TextFormat for CsvFormat {
             out,
         );
     }
+
+    fn puzzles(&self, block: &[u8], each: &mut dyn FnMut(u64, crate::records::Puzzle)) {
+        crate::records::each_puzzle(CsvReader::new(&self.layout, block, false), each);
+    }
 }
 
 /// A piece of a block that csv-core reads in one go: the whole block, or, around a quote that

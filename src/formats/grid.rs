@@ -99,6 +99,16 @@ impl TextFormat for GridFormat {
         };
         answer_records(reader, GridRenderer, task, out);
     }
+
+    fn puzzles(&self, block: &[u8], each: &mut dyn FnMut(u64, crate::records::Puzzle)) {
+        let reader = GridReader {
+            lines: lines(block).enumerate(),
+            block,
+            line: 0,
+            spaced: false,
+        };
+        crate::records::each_puzzle(reader, each);
+    }
 }
 
 /// Reads the grids of a block: a grid is a run of non-blank lines (`#` lines skipped).

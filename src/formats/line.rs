@@ -39,6 +39,17 @@ impl TextFormat for LineFormat {
         };
         answer_records(reader, LineRenderer, task, out);
     }
+
+    fn puzzles(&self, block: &[u8], each: &mut dyn FnMut(u64, crate::records::Puzzle)) {
+        let reader = LineReader {
+            lines: lines(block),
+            line: b"",
+            line_no: 0,
+            unterminated: false,
+            needs_solution: false,
+        };
+        crate::records::each_puzzle(reader, each);
+    }
 }
 
 /// Reads the records of a block of lines.

@@ -62,4 +62,7 @@ pub(crate) trait TextFormat: Send + Sync {
     /// Reads, answers and renders every record of `block` into `out`: the format's reader and
     /// renderer in [`crate::records::answer_records`].
     fn answer_block(&self, block: &[u8], task: Task, out: &mut BlockOut);
+
+    /// The puzzle of every record of `block`, with its line in the block, in order.
+    fn puzzles(&self, block: &[u8], each: &mut dyn FnMut(u64, crate::records::Puzzle));
 }
