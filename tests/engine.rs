@@ -275,3 +275,20 @@ fn runs_can_share_one_engine() {
         Config::new(SOLVE).max_messages
     );
 }
+
+#[test]
+fn a_sharded_dedupe_is_refused_by_the_library() {
+    // The CLI has no `--shard` for dedupe; an embedder that asks is refused before any work.
+    let config = Config::new(Task::Dedupe { exact: false })
+        .shard(Some(sudoku_batch::Shard::new(1, 2).unwrap()));
+    let input = Input::Reader {
+        name: "memory".into(),
+        reader: Box::new(Cursor::new(Vec::new())),
+    };
+    let output = Output::writer("memory", std::io::sink());
+    let result = run(&config, input, output, &mut Silent);
+    assert!(
+        matches!(result, Err(BatchError::DedupeSharded)),
+        "{result:?}"
+    );
+}

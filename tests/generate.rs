@@ -139,7 +139,7 @@ fn usage_and_io_errors_exit_2() {
     run(&["-n", "5", "--mode", "minimal", "--clues", "30"])
         .stderr(predicates::str::contains("--clues"));
     run(&["-n", "5", "--clues", "16"]);
-    run(&["-n", "5", "-j", "0"]);
+    run(&["-n", "5", "-j", "1025"]); // 0 is one per core, as everywhere
     run(&["-n", "5", "-o", "/nonexistent-dir/x.txt"])
         .stderr(predicates::str::contains("/nonexistent-dir/x.txt"));
 }
