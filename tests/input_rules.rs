@@ -425,16 +425,22 @@ fn dedupe_reports_kept_records_and_reads_against_from_stdin() {
 #[test]
 fn column_flags_on_an_input_without_columns_are_refused() {
     let input: String = puzzles(3).iter().map(|q| format!("{q}\n")).collect();
-    for flag in ["--column", "--solution-column"] {
+    for flag in [
+        &["--column", "question"][..],
+        &["--solution-column", "answer"],
+        &["--keep-solution-column"],
+    ] {
         let out = bin()
-            .args(["solve", flag, "question", "-"])
+            .arg("solve")
+            .args(flag)
+            .arg("-")
             .write_stdin(input.clone())
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2));
         assert!(out.stdout.is_empty());
         assert!(
-            text(&out.stderr).contains(&format!("{flag} names a column, but a line input")),
+            text(&out.stderr).contains(&format!("{} is about a column, but a line input", flag[0])),
             "{}",
             text(&out.stderr)
         );

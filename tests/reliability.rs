@@ -114,6 +114,13 @@ fn an_input_that_shrinks_under_the_run_is_an_error_not_a_crash() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("changed"), "{stderr}");
+    // The answers went to a pipe, where what was written stays: the message must not say that
+    // nothing was written.
+    assert!(
+        stderr.contains("the answers written so far are incomplete")
+            && !stderr.contains("no output was written"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -113,8 +113,8 @@ pub enum FormatError {
     /// `check` on line records that carry no solution.
     #[error("check needs a solution after each puzzle (`puzzle,solution` lines, or CSV with a solution column); the first record has nothing after its puzzle")]
     NoSolutions,
-    /// A flag that applies to columns names one, but the input has none.
-    #[error("{flag} names a column, but a {format} input has no columns (it applies to CSV, Parquet and Arrow inputs)")]
+    /// A flag about columns, on an input that has none.
+    #[error("{flag} is about a column, but a {format} input has no columns (it applies to CSV, Parquet and Arrow inputs)")]
     NoColumns {
         flag: &'static str,
         format: &'static str,
@@ -242,9 +242,10 @@ pub(crate) fn open(
     let opened = open(&request)?;
     if opened.format.name() != "csv" {
         // A column flag on an input without columns would be ignored: say so instead.
-        let flag = match (column, solution_column) {
-            (Some(_), _) => Some("--column"),
-            (_, Some(_)) => Some("--solution-column"),
+        let flag = match (column, solution_column, keep_solution) {
+            (Some(_), _, _) => Some("--column"),
+            (_, Some(_), _) => Some("--solution-column"),
+            (_, _, true) => Some("--keep-solution-column"),
             _ => None,
         };
         if let (Some(flag), false) = (flag, request.body().is_empty()) {
