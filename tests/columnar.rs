@@ -552,3 +552,189 @@ fn solve_says_how_many_values_it_replaced_and_can_keep_the_column() {
     assert!(solutions[0].as_ref().is_some_and(|s| s.len() == 81));
     assert_eq!(solutions[5], None, "the null puzzle has no answer");
 }
+
+/// A one-column table of puzzle texts.
+fn puzzle_table(cells: &[Option<&str>]) -> RecordBatch {
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "puzzle",
+        DataType::Utf8,
+        true,
+    )]));
+    let column: ArrayRef = Arc::new(StringArray::from(cells.to_vec()));
+    RecordBatch::try_new(schema, vec![column]).unwrap()
+}
+
+#[test]
+fn dedupe_as_lines_writes_one_line_per_kept_row() {
+    let dir = Dir::new();
+    let input = dir.path("x.parquet");
+    let p = common::puzzle_texts(&common::shipped("sample.txt")).swap_remove(0);
+    let two = format!("{p}\n{p}");
+    // Rows that could not be one line as they came: a line break inside, a null, a blank, a
+    // `#` comment; then a bad row that can, and a duplicate (dropped).
+    let cells = [
+        Some(two.as_str()),
+        None,
+        Some(&p),
+        Some(""),
+        Some("#x"),
+        Some("abc"),
+        Some(&p),
+    ];
+    let batch = puzzle_table(&cells);
+    let mut writer =
+        ArrowWriter::try_new(File::create(&input).unwrap(), batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let out = bin().args(["dedupe", "-q"]).arg(&input).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 6, "{text}");
+    assert!(lines[0].starts_with("invalid: "), "{text}");
+    assert_eq!(lines[1], "invalid: the puzzle is null");
+    assert_eq!(lines[2], p);
+    assert!(lines[3].starts_with("invalid: ") && lines[4].starts_with("invalid: "));
+    assert_eq!(lines[5], "abc");
+    // Read back as lines, the output has a record per kept row.
+    let back = bin()
+        .args(["dedupe", "--stats", "json", "-q", "-"])
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    let stats: serde_json::Value = serde_json::from_slice(&back.stderr).unwrap();
+    assert_eq!(stats["records"], 6, "{stats}");
+}
+
+/// The exit code and stderr of `solve FILE -o OUT`, and whether OUT was left.
+fn solve_to_file(input: &Path, output: &Path) -> (Option<i32>, String, bool) {
+    let out = bin()
+        .arg("solve")
+        .arg(input)
+        .arg("-o")
+        .arg(output)
+        .output()
+        .unwrap();
+    let left = output.exists();
+    let _ = std::fs::remove_file(output);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        left,
+    )
+}
+
+#[test]
+fn corrupt_parquet_and_arrow_files_are_refused_never_a_crash() {
+    let dir = Dir::new();
+    let output = dir.path("out.txt");
+    let cells: Vec<Option<String>> = puzzles().into_iter().take(40).collect();
+    let cells: Vec<Option<&str>> = cells.iter().map(|c| c.as_deref()).collect();
+    let batch = puzzle_table(&cells);
+    let parquet = dir.path("x.parquet");
+    let mut writer =
+        ArrowWriter::try_new(File::create(&parquet).unwrap(), batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let arrow = dir.path("x.arrow");
+    let mut writer =
+        arrow_ipc::writer::FileWriter::try_new(File::create(&arrow).unwrap(), &batch.schema())
+            .unwrap();
+    writer.write(&batch).unwrap();
+    writer.finish().unwrap();
+    // Every byte of each file changed in turn: a decoder that panics or asks for gigabytes
+    // must still give one message and exit 2 (or, where the change is only data, answers).
+    for file in [&parquet, &arrow] {
+        let bytes = std::fs::read(file).unwrap();
+        let broken = dir.path("broken");
+        for at in 0..bytes.len() {
+            let mut changed = bytes.clone();
+            changed[at] ^= 0xa5;
+            std::fs::write(&broken, &changed).unwrap();
+            let (code, stderr, left) = solve_to_file(&broken, &output);
+            let case = format!("{} byte {at}: {code:?} {stderr}", file.display());
+            match code {
+                Some(0 | 1) => assert!(left, "{case}"),
+                Some(2) => {
+                    assert!(!left, "{case}");
+                    assert!(stderr.starts_with("sudoku-batch: error: "), "{case}");
+                    assert_eq!(stderr.lines().count(), 1, "{case}");
+                }
+                _ => panic!("{case}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn other_columnar_inputs_get_a_message_that_says_what_is_wrong() {
+    let dir = Dir::new();
+    let refused = |path: &Path, says: &str| {
+        let out = bin().arg("solve").arg(path).output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+        assert!(out.stdout.is_empty());
+    };
+    // An Arrow IPC stream (not the file format).
+    let p = common::puzzle_texts(&common::shipped("sample.txt")).swap_remove(0);
+    let batch = puzzle_table(&[Some(&p)]);
+    let stream = dir.path("s.arrow");
+    let mut writer =
+        arrow_ipc::writer::StreamWriter::try_new(File::create(&stream).unwrap(), &batch.schema())
+            .unwrap();
+    writer.write(&batch).unwrap();
+    writer.finish().unwrap();
+    refused(&stream, "it is an Arrow IPC stream");
+    // A puzzle column of numbers: its type is the problem, not its name.
+    let numbers = dir.path("n.parquet");
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "puzzle",
+        DataType::Int64,
+        false,
+    )]));
+    let column: ArrayRef = Arc::new(arrow_array::Int64Array::from(vec![1, 2]));
+    let batch = RecordBatch::try_new(Arc::clone(&schema), vec![column]).unwrap();
+    let mut writer = ArrowWriter::try_new(File::create(&numbers).unwrap(), schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    refused(&numbers, "column \"puzzle\" holds Int64, not text");
+    // A text --format on a Parquet file.
+    let out = bin()
+        .args(["solve", "--format", "csv"])
+        .arg(common::shipped("sample.parquet"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("not in a text --format (leave --format out)") && !stderr.contains("build"),
+        "{stderr}"
+    );
+    // A text input with an output named like Parquet: refused, no file.
+    let named = dir.path("t.parquet");
+    let out = bin()
+        .arg("solve")
+        .arg(common::shipped("sample.txt"))
+        .arg("-o")
+        .arg(&named)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("parquet output needs a Parquet or Arrow input"));
+    assert!(!named.exists());
+    // A shard of a Parquet file on stdin: refused before anything is read.
+    let out = bin()
+        .args(["solve", "--shard", "2/2", "-"])
+        .pipe_stdin(common::shipped("sample.parquet"))
+        .unwrap()
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("--shard needs a regular file"));
+    assert!(out.stdout.is_empty());
+}

@@ -510,3 +510,46 @@ fn a_replaced_output_keeps_its_owner_and_group_where_permitted() {
     assert_eq!((meta.uid(), meta.gid()), (uid, gid));
     assert_ne!(std::fs::read(&out).unwrap(), b"old\n");
 }
+
+#[test]
+fn a_first_line_whose_trailing_fields_outrun_the_sample_is_a_line_record() {
+    let p = &puzzles(2);
+    let mut input = format!("{},", p[0]).into_bytes();
+    input.extend(std::iter::repeat_n(b'x', 70_000));
+    input.extend(format!("\n{}\n", p[1]).bytes());
+    for piped in [false, true] {
+        let out = if piped {
+            bin()
+                .args(["solve", "-q", "-"])
+                .write_stdin(input.clone())
+                .output()
+        } else {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("long.txt");
+            std::fs::write(&path, &input).unwrap();
+            bin().args(["solve", "-q"]).arg(&path).output()
+        }
+        .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).lines().count(), 2);
+    }
+}
+
+#[test]
+fn a_shard_of_a_stream_is_refused_before_anything_is_read() {
+    // Empty, or silent for a long time: refused at once either way.
+    let out = bin()
+        .args(["solve", "--shard", "1/2", "-"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--shard needs a regular file"),
+        "{}",
+        text(&out.stderr)
+    );
+    let (code, stderr) = ends_without_input(spawn(&["solve", "--shard", "1/2", "-"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--shard needs a regular file"), "{stderr}");
+}

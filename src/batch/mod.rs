@@ -438,6 +438,15 @@ fn run_once(
     filter: Option<&mut (dyn Filter + 'static)>,
 ) -> Result<Summary, BatchError> {
     let started = Instant::now();
+    // A shard is a byte range of a file: refused for a stream before anything is read from it
+    // (even an empty one, and however long it takes to send its first byte).
+    let streamed = match &input {
+        Input::Reader { .. } => true,
+        Input::Path(path) => std::fs::metadata(path).is_ok_and(|m| !m.is_file()),
+    };
+    if config.shard.is_some() && streamed {
+        return Err(BatchError::ShardNeedsFile { name: input.name() });
+    }
     let engine = match &config.engine {
         Some(engine) => Arc::clone(engine),
         None => Arc::new(Engine::new(config.threads)?),
@@ -491,7 +500,12 @@ fn run_once(
         "csv" => OutputFormat::Csv,
         _ => OutputFormat::Line,
     };
-    if config.output_format != OutputFormat::Auto && output_format != own_format {
+    // A text input is answered as text: a format named by the flag, or a binary one named by
+    // the output's name (`-o x.parquet`), that is not its own is refused rather than given
+    // lines under a Parquet or Arrow name.
+    let binary_output = matches!(output_format, OutputFormat::Parquet | OutputFormat::Arrow);
+    if (config.output_format != OutputFormat::Auto || binary_output) && output_format != own_format
+    {
         return Err(BatchError::Format {
             name,
             source: FormatError::OutputFormat {

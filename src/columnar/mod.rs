@@ -89,7 +89,7 @@ impl Data {
 /// run finds it): what `bench` times. A decoder that fails, or panics on a corrupt file, is an
 /// error, never a short list.
 pub(crate) fn puzzles(kind: Kind, data: Data) -> Result<Vec<crate::records::Puzzle>, String> {
-    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    decode(|| {
         let mut source = open_source(kind, data)?;
         let schema = source.schema();
         let (mut out, mut layout, mut failed) = (Vec::new(), None::<Layout>, None);
@@ -122,8 +122,40 @@ pub(crate) fn puzzles(kind: Kind, data: Data) -> Result<Vec<crate::records::Puzz
             }
         }
         Ok(out)
-    }));
-    read.unwrap_or_else(|_| Err("the file is corrupt (its decoder failed)".to_string()))
+    })
+}
+
+thread_local! {
+    /// Whether this thread is inside [`decode`], whose panics are reported as errors.
+    static DECODING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs a step of the Parquet or Arrow decoders, which panic on some corrupt files: a panic
+/// becomes an error naming its reason, so a corrupt file is refused with one message (exit 2),
+/// never a crash, and never mistaken for the end of the input (which would make a short output
+/// look complete). The panic is not printed as well: the error says it.
+fn decode<T>(step: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(|| {
+        // Every other panic is printed by the hook there was before.
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !DECODING.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let outer = DECODING.with(|d| d.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(step));
+    DECODING.with(|d| d.set(outer));
+    result.unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("no reason given");
+        Err(format!("the file is corrupt (its decoder failed: {what})"))
+    })
 }
 
 /// A table read one unit at a time.
@@ -206,7 +238,8 @@ struct ArrowSource<R: Read + io::Seek> {
 }
 
 impl<R: Read + io::Seek + Send> ArrowSource<R> {
-    fn open(data: R) -> Result<ArrowSource<R>, String> {
+    fn open(mut data: R) -> Result<ArrowSource<R>, String> {
+        check_arrow_blocks(&mut data)?;
         let mut reader =
             arrow_ipc::reader::FileReader::try_new(data, None).map_err(|e| e.to_string())?;
         // The footer does not give each batch's rows; one pass over the batches does.
@@ -249,6 +282,59 @@ impl<R: Read + io::Seek + Send> Source for ArrowSource<R> {
         }
         Ok(())
     }
+}
+
+/// Checks that the footer of an Arrow IPC file, and every block it lists, lies inside the file.
+/// The reader allocates a block's length before reading it: a corrupt length of a few bytes'
+/// change would otherwise ask for gigabytes, or abort the process.
+fn check_arrow_blocks<R: Read + io::Seek>(data: &mut R) -> Result<(), String> {
+    use io::SeekFrom;
+    let failed = |e: io::Error| e.to_string();
+    let len = data.seek(SeekFrom::End(0)).map_err(failed)?;
+    let mut tail = [0u8; 10];
+    if len >= 10 {
+        data.seek(SeekFrom::End(-10)).map_err(failed)?;
+        data.read_exact(&mut tail).map_err(failed)?;
+    }
+    let footer_len = match arrow_ipc::reader::read_footer_length(tail) {
+        Ok(footer_len) if footer_len as u64 + 10 <= len => footer_len,
+        Ok(footer_len) => {
+            return Err(format!(
+                "the file is corrupt (its footer of {footer_len} bytes is longer than the \
+                 file's {len} bytes)"
+            ))
+        }
+        Err(_) => {
+            return Err(
+                "the file is corrupt or cut short (it does not end with the Arrow \
+                        footer)"
+                    .to_string(),
+            )
+        }
+    };
+    let mut footer = vec![0u8; footer_len];
+    data.seek(SeekFrom::End(-10 - footer_len as i64))
+        .map_err(failed)?;
+    data.read_exact(&mut footer).map_err(failed)?;
+    // A footer that does not parse is the reader's to report.
+    if let Ok(footer) = arrow_ipc::root_as_footer(&footer) {
+        let blocks = footer.dictionaries().into_iter().flatten();
+        for block in blocks.chain(footer.recordBatches().into_iter().flatten()) {
+            let (offset, meta, body) = (
+                i128::from(block.offset()),
+                i128::from(block.metaDataLength()),
+                i128::from(block.bodyLength()),
+            );
+            if offset < 0 || meta < 0 || body < 0 || offset + meta + body > i128::from(len) {
+                return Err(format!(
+                    "the file is corrupt (a block of {meta} + {body} bytes at offset {offset} \
+                     lies outside its {len} bytes)"
+                ));
+            }
+        }
+    }
+    data.seek(SeekFrom::Start(0)).map_err(failed)?;
+    Ok(())
 }
 
 fn open_source(kind: Kind, data: Data) -> Result<Box<dyn Source>, String> {
@@ -307,7 +393,7 @@ impl Run<'_> {
             name: name.clone(),
             source: io::Error::new(io::ErrorKind::InvalidData, message),
         };
-        let mut source = open_source(kind, data).map_err(read_error)?;
+        let mut source = decode(|| open_source(kind, data)).map_err(read_error)?;
         let schema = source.schema();
         let units = source.units();
         let (first_unit, last_unit) = match config.shard {
@@ -330,21 +416,11 @@ impl Run<'_> {
                 .spawn_scoped(scope, move || {
                     for unit in first_unit..last_unit {
                         let mut open = true;
-                        // A decoder that panics on a corrupt file must not look like the end of
-                        // the input: the run then fails instead of writing a short output.
-                        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let read = decode(|| {
                             source.read(unit, &mut |batch| {
                                 open = piece_tx.send(Piece::Batch(batch)).is_ok();
                                 open
                             })
-                        }))
-                        .unwrap_or_else(|panic| {
-                            let what = panic
-                                .downcast_ref::<String>()
-                                .map(String::as_str)
-                                .or_else(|| panic.downcast_ref::<&str>().copied())
-                                .unwrap_or("no reason given");
-                            Err(format!("the file is corrupt (its decoder failed: {what})"))
                         });
                         if let Err(message) = read {
                             let _ = piece_tx.send(Piece::Failed(message));
@@ -499,7 +575,7 @@ fn write_table(
             }
         }
         match filter {
-            Some(_) => out.write_kept(&batch, &keep, layout)?,
+            Some(_) => out.write_kept(&batch, &outcomes, &keep, layout)?,
             None => out.write(&batch, &outcomes, layout)?,
         }
         observer.progress(Progress::new(0, written.tally.records));

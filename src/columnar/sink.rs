@@ -90,9 +90,14 @@ impl<'s, 'a> TableWriter<'s, 'a> {
     }
 
     /// Writes the rows of `batch` that `keep` keeps, as they came (a filtering task).
+    ///
+    /// As lines, a kept puzzle is written as it came when it reads back as one record; one that
+    /// would not (null, blank, a `#` comment, holding a line break) is written as its status
+    /// instead, so the output still has one line per kept record.
     pub fn write_kept(
         &mut self,
         batch: &RecordBatch,
+        outcomes: &[Outcome],
         keep: &[bool],
         layout: &Layout,
     ) -> io::Result<()> {
@@ -102,8 +107,13 @@ impl<'s, 'a> TableWriter<'s, 'a> {
                     Strings::new(batch.column(layout.puzzle).as_ref()).expect("a text column");
                 text.clear();
                 for (i, _) in keep.iter().enumerate().filter(|(_, &k)| k) {
-                    text.extend_from_slice(puzzles.get(i).unwrap_or_default());
-                    text.push(b'\n');
+                    match puzzles.get(i) {
+                        Some(cell) if is_one_record(cell) => {
+                            text.extend_from_slice(cell);
+                            text.push(b'\n');
+                        }
+                        _ => outcomes[i].write_line(text),
+                    }
                 }
                 sink.write_all(text)
             }
@@ -145,4 +155,10 @@ impl<'s, 'a> TableWriter<'s, 'a> {
             TableWriter::Lines(sink, _) => sink.flush(),
         }
     }
+}
+
+/// Whether `cell`, written as a line, reads back as one record: not blank, not a `#` comment,
+/// no line break inside.
+fn is_one_record(cell: &[u8]) -> bool {
+    !crate::formats::text::is_skipped(cell) && memchr::memchr2(b'\n', b'\r', cell).is_none()
 }

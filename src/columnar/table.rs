@@ -163,11 +163,23 @@ impl Layout {
         };
         let puzzle = match column {
             Some(name) => named(name)?,
-            None => usual(&PUZZLE_NAMES, None)
-                .or_else(|| first.and_then(first_puzzle_column))
-                .ok_or_else(|| FormatError::NoPuzzleColumn {
-                    names: names.clone(),
-                })?,
+            None => {
+                match usual(&PUZZLE_NAMES, None).or_else(|| first.and_then(first_puzzle_column)) {
+                    Some(i) => i,
+                    // A column named like the puzzle column but of another type: say so.
+                    None => match PUZZLE_NAMES
+                        .iter()
+                        .find_map(|w| names.iter().find(|n| n.eq_ignore_ascii_case(w)))
+                    {
+                        Some(name) => named(name)?,
+                        None => {
+                            return Err(FormatError::NoPuzzleColumn {
+                                names: names.clone(),
+                            })
+                        }
+                    },
+                }
+            }
         };
         let solution = match solution_column {
             Some(name) => {

@@ -79,15 +79,15 @@ pub enum FormatError {
     NoHeader,
     #[error("cannot read the CSV header: {0}")]
     UnreadableHeader(String),
-    #[error("no column named {name:?} in the CSV header {names:?}")]
+    #[error("no column named {name:?} among the columns {names:?}")]
     NoSuchColumn { name: String, names: Vec<String> },
     #[error(
-        "no puzzle column in the CSV header {names:?} (looked for {:?}); name it with --column",
+        "no puzzle column among the columns {names:?} (looked for {:?}); name it with --column",
         csv::PUZZLE_NAMES
     )]
     NoPuzzleColumn { names: Vec<String> },
     #[error(
-        "check needs a solution column; the CSV header {names:?} has none of {:?} (name it with --solution-column)",
+        "check needs a solution column; the columns {names:?} hold none of {:?} (name it with --solution-column)",
         csv::SOLUTION_NAMES
     )]
     NoSolutionColumn { names: Vec<String> },
@@ -126,10 +126,28 @@ pub enum FormatError {
 #[non_exhaustive]
 #[allow(missing_docs)] // each variant's message says what it is
 pub enum Binary {
-    #[error("it is a Parquet file, which this build cannot read (build with the `parquet` feature), or a named text --format was given (leave --format out)")]
+    #[cfg_attr(
+        feature = "parquet",
+        error("it is a Parquet file, which is read as a table, not in a text --format (leave --format out)")
+    )]
+    #[cfg_attr(
+        not(feature = "parquet"),
+        error(
+            "it is a Parquet file, which this build cannot read (build with the `parquet` feature)"
+        )
+    )]
     Parquet,
-    #[error("it is an Arrow IPC (Feather) file, which this build cannot read (build with the `parquet` feature), or a named text --format was given (leave --format out)")]
+    #[cfg_attr(
+        feature = "parquet",
+        error("it is an Arrow IPC (Feather) file, which is read as a table, not in a text --format (leave --format out)")
+    )]
+    #[cfg_attr(
+        not(feature = "parquet"),
+        error("it is an Arrow IPC (Feather) file, which this build cannot read (build with the `parquet` feature)")
+    )]
     ArrowIpc,
+    #[error("it is an Arrow IPC stream, which is not read; write it as an Arrow IPC file (Feather v2) or Parquet, for example with pyarrow's `feather.write_feather` or `parquet.write_table`")]
+    ArrowStream,
     #[error("it is {0}-compressed; decompress it first (for example `zcat FILE | sudoku-batch solve -`)")]
     Compressed(&'static str),
     #[error("it is a ZIP archive; extract the file first")]
@@ -140,7 +158,7 @@ pub enum Binary {
 
 /// The binary format `prefix` (an input's first bytes) starts with, if it is not text.
 pub fn binary(prefix: &[u8]) -> Option<Binary> {
-    const MAGIC: [(&[u8], Binary); 7] = [
+    const MAGIC: [(&[u8], Binary); 8] = [
         (b"PAR1", Binary::Parquet),
         (b"ARROW1", Binary::ArrowIpc),
         (b"\x1f\x8b", Binary::Compressed("gzip")),
@@ -148,6 +166,8 @@ pub fn binary(prefix: &[u8]) -> Option<Binary> {
         (b"\xfd7zXZ\x00", Binary::Compressed("xz")),
         (b"BZh", Binary::Compressed("bzip2")),
         (b"PK\x03\x04", Binary::Zip),
+        // An Arrow IPC stream's first message: the continuation marker, then its length.
+        (b"\xff\xff\xff\xff", Binary::ArrowStream),
     ];
     // bzip2's magic is text; a block header must follow it.
     let bzip2 = |p: &[u8]| {
@@ -440,7 +460,11 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
     let records: Vec<&[u8]> = lines(sample).filter(|l| !is_skipped(l)).collect();
     let first: &[u8] = match records.first() {
         Some(first) => first,
-        // Not one line end in a full sample.
+        // Not one line end in a full sample: a line record whose trailing fields run past the
+        // sample (they are ignored), or not a puzzle file.
+        None if full && super::line::parse_line(body).is_some_and(|p| p.is_ok()) => {
+            return chosen(FormatChoice::Line)
+        }
         None if full => body,
         None => return chosen(FormatChoice::Line),
     };
