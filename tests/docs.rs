@@ -160,7 +160,11 @@ fn script(block: &Block, place: &str) -> Option<Script> {
     {
         return None; // python/tests/test_docs.py runs it
     }
-    if block.body.iter().any(|l| l.trim_start().starts_with(CLUSTER)) {
+    if block
+        .body
+        .iter()
+        .any(|l| l.trim_start().starts_with(CLUSTER))
+    {
         return None; // python/tests/test_spark_cluster.py runs it, on a standalone Spark cluster
     }
     // Logical lines: a trailing backslash joins the next line; here-doc bodies pass verbatim.
