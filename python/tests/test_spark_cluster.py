@@ -15,7 +15,6 @@ test instead of eating the CI budget.
 """
 
 import csv
-import glob
 import json
 import os
 import pathlib
@@ -422,13 +421,17 @@ def test_an_executor_killed_mid_job_loses_nothing(cluster, shipped, cli, tmp_pat
         deadline = time.monotonic() + JOB_TIMEOUT
         while time.monotonic() < deadline:
             assert job.poll() is None, "the job ended before an executor could be killed"
-            victims = cluster.executors("worker1")
-            logs = glob.glob(str(cluster.root / "worker1" / "app-*" / "*" / "stderr"))
-            running = any("Running task" in pathlib.Path(log).read_text(errors="replace") for log in logs)
-            if victims and running and not committed(out):
-                os.kill(victims[0], signal.SIGKILL)
-                killed.update(pid=victims[0], at=time.time(), committed=committed(out))
-                return
+            for victim in cluster.executors("worker1"):
+                # This job's executor: its working directory (work-dir/app-ID/EXEC-ID) holds its log.
+                try:
+                    log = pathlib.Path(os.readlink(f"/proc/{victim}/cwd")) / "stderr"
+                    running = "Running task" in log.read_text(errors="replace")
+                except OSError:
+                    continue
+                if running and not committed(out):
+                    os.kill(victim, signal.SIGKILL)
+                    killed.update(pid=victim, at=time.time(), committed=committed(out))
+                    return
             time.sleep(0.2)
         raise AssertionError("no executor of worker1 ran a task in time")
 
