@@ -15,7 +15,8 @@
 //! - every other line is skipped, and said so on stderr: lines starting with `cargo`, `pip`,
 //!   `python`, `spark-submit`, `git`, `hyperfine`, `target/...` or any other tool are not run by
 //!   this test. A block with a line `python -m sudoku_batch...` is skipped whole: it belongs to
-//!   `python/tests/test_docs.py`, which runs it where pyspark is installed.
+//!   `python/tests/test_docs.py`, which runs it where pyspark is installed; so is a block with
+//!   the line [`CLUSTER`]: `python/tests/test_spark_cluster.py` runs it on a standalone cluster.
 //!
 //! Annotations the test understands (trailing comments on a command line, except the last):
 //!
@@ -54,6 +55,9 @@ const SHELL: &[&str] = &[
 
 /// The annotation that keeps a block or a line from being run.
 const NOT_RUN: &str = "# not run by the tests";
+
+/// The annotation of the Spark cluster recipe's blocks, which the Python cluster test runs.
+const CLUSTER: &str = "# run on a standalone cluster by python/tests/test_spark_cluster.py";
 
 /// Longest a block may run.
 const BLOCK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -155,6 +159,13 @@ fn script(block: &Block, place: &str) -> Option<Script> {
         .any(|l| l.trim_start().starts_with("python -m sudoku_batch"))
     {
         return None; // python/tests/test_docs.py runs it
+    }
+    if block
+        .body
+        .iter()
+        .any(|l| l.trim_start().starts_with(CLUSTER))
+    {
+        return None; // python/tests/test_spark_cluster.py runs it, on a standalone Spark cluster
     }
     // Logical lines: a trailing backslash joins the next line; here-doc bodies pass verbatim.
     let mut lines: Vec<(usize, String, bool)> = Vec::new(); // (doc line, text, is a here-doc body line)

@@ -8,7 +8,9 @@
 The blocks of one Markdown file run in order in one temporary directory holding a symlink
 ``data`` to the repository's ``data/`` (so a block may use a file an earlier one wrote), with the
 CLI binary first on ``PATH`` when it is built (``$SUDOKU_BATCH_BIN`` or target/release). A block
-whose top comment lines include ``# not run by the tests: <reason>`` is skipped with that reason.
+whose top comment lines include ``# not run by the tests: <reason>`` is skipped with that reason;
+one with the line ``# run on a standalone cluster by python/tests/test_spark_cluster.py`` is
+left to that test, which runs it on a standalone Spark cluster.
 Blocks that use Spark (``pyspark`` or ``sudoku_batch.spark``) run only where pyspark is installed
 (in CI it must be), and are skipped otherwise; blocks that call the ``sudoku-batch`` binary are
 skipped when it is not built.
@@ -49,8 +51,14 @@ def blocks(path):
     return out
 
 
+# The Spark cluster recipe's blocks: test_spark_cluster.py runs them, on a standalone cluster.
+CLUSTER = "# run on a standalone cluster by python/tests/test_spark_cluster.py"
+
+
 def is_spark_shell(source):
-    return any(l.lstrip().startswith("python -m sudoku_batch") for l in source.splitlines())
+    lines = source.splitlines()
+    cluster = any(l.strip() == CLUSTER for l in lines)
+    return not cluster and any(l.lstrip().startswith("python -m sudoku_batch") for l in lines)
 
 
 def examples():
