@@ -46,6 +46,7 @@ mod dataset;
 mod engine;
 mod formats;
 pub mod generate;
+pub mod grade;
 mod grid;
 mod observe;
 mod records;
