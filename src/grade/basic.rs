@@ -77,7 +77,7 @@ pub(super) fn full_house(s: &State, out: &mut Steps) {
             if done >> c & 1 == 0 && missing.count_ones() == 1 {
                 done |= 1 << c;
                 let mut step = single(Technique::FullHouse, c, missing.trailing_zeros() as usize);
-                step.cells = UNIT_MASK[u];
+                step.unit = Some(u as u8);
                 out.push(step);
             }
         }
@@ -103,7 +103,7 @@ pub(super) fn hidden_singles(s: &State, boxes: bool, out: &mut Steps) {
                 if done >> c & 1 == 0 {
                     done |= 1 << c;
                     let mut step = single(technique, c, d);
-                    step.cells = UNIT_MASK[u];
+                    step.unit = Some(u as u8);
                     out.push(step);
                 }
             }

@@ -34,8 +34,19 @@ struct Best {
     place: [u8; NODES],
 }
 
-pub(super) fn chains(s: &State, kind: Kind, out: &mut Steps) {
-    let masks = s.digit_masks();
+fn base(kind: Kind) -> u8 {
+    match kind {
+        Kind::Aic => Technique::Aic.se(),
+        _ => Technique::XChain.se(),
+    }
+}
+
+fn score(kind: Kind, nodes: u8) -> u8 {
+    base(kind) + length_tenths(u32::from(nodes))
+}
+
+/// The shortest chains of one kind for every removal and placement.
+fn best_of(s: &State, masks: &[u128; 9], kind: Kind) -> (Best, Option<u8>) {
     let mut best = Best {
         nodes: [u8::MAX; NODES],
         ends: [(0, 0); NODES],
@@ -50,31 +61,67 @@ pub(super) fn chains(s: &State, kind: Kind, out: &mut Steps) {
         if kind == Kind::Xy && s.cand[c0].count_ones() != 2 {
             continue;
         }
-        search(s, &masks, kind, start, &mut queue, &mut best);
+        search(s, masks, kind, start, &mut queue, &mut best);
     }
-    let base = match kind {
-        Kind::Aic => Technique::Aic.se(),
-        _ => Technique::XChain.se(),
-    };
-    let score = |nodes: u8| base + length_tenths(u32::from(nodes));
     let low = best
         .nodes
         .iter()
         .chain(best.place.iter())
         .filter(|&&n| n != u8::MAX)
-        .map(|&n| score(n))
+        .map(|&n| score(kind, n))
         .min();
-    let Some(low) = low else { return };
+    (best, low)
+}
+
+/// Chains: X-chains and XY-chains, then (when they score no lower) alternating inference chains
+/// of every link; the round applies what the lowest-scoring chains prove.
+pub(super) fn chains(s: &State, out: &mut Steps) {
+    let masks = s.digit_masks();
+    let (x, x_low) = best_of(s, &masks, Kind::X);
+    let (xy, xy_low) = best_of(s, &masks, Kind::Xy);
+    let mut low = x_low.unwrap_or(u8::MAX).min(xy_low.unwrap_or(u8::MAX));
+    let aic = if low > base(Kind::Aic) {
+        let (aic, aic_low) = best_of(s, &masks, Kind::Aic);
+        low = low.min(aic_low.unwrap_or(u8::MAX));
+        Some(aic)
+    } else {
+        None
+    };
+    if low == u8::MAX {
+        return;
+    }
+    let mut done = [0u128; 9];
+    let mut placed = [0u128; 9];
+    for (kind, best) in [(Kind::X, Some(&x)), (Kind::Xy, Some(&xy)), (Kind::Aic, aic.as_ref())] {
+        let Some(best) = best else { continue };
+        emit(kind, best, low, &mut done, &mut placed, out);
+    }
+}
+
+fn emit(
+    kind: Kind,
+    best: &Best,
+    low: u8,
+    done: &mut [u128; 9],
+    placed: &mut [u128; 9],
+    out: &mut Steps,
+) {
     for node in 0..NODES {
+        let (c, d) = (node / 9, node % 9);
         for placing in [true, false] {
             let n = if placing {
                 best.place[node]
             } else {
                 best.nodes[node]
             };
-            if n == u8::MAX || score(n) != low {
+            if n == u8::MAX || score(kind, n) != low {
                 continue;
             }
+            let seen = if placing { &mut *placed } else { &mut *done };
+            if seen[d] >> c & 1 == 1 {
+                continue; // proved already by a chain of an earlier kind
+            }
+            seen[d] |= 1u128 << c;
             let technique = match kind {
                 Kind::X if n <= 4 => Technique::TurbotFish,
                 Kind::X => Technique::XChain,
@@ -84,7 +131,6 @@ pub(super) fn chains(s: &State, kind: Kind, out: &mut Steps) {
             let mut step = Step::new(technique);
             step.tenths = low;
             step.length = n;
-            let (c, d) = (node / 9, node % 9);
             if placing {
                 step.place = Some((c as u8, d as u8 + 1));
                 step.cells = 1u128 << c;

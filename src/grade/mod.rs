@@ -213,6 +213,8 @@ pub struct Step {
     pub digits: u16,
     /// A chain's length in candidates, a trial's depth; 0 otherwise.
     pub length: u8,
+    /// The unit of a single (0-8 rows, 9-17 columns, 18-26 boxes); `None` otherwise.
+    pub unit: Option<u8>,
 }
 
 impl Step {
@@ -225,6 +227,7 @@ impl Step {
             cells: 0,
             digits: 0,
             length: 0,
+            unit: None,
         }
     }
 
@@ -278,12 +281,16 @@ impl std::fmt::Display for Step {
         }
         let _ = sep;
         if let Some((cell, digit)) = self.place {
-            write!(
-                f,
-                "; places {digit} in r{}c{}",
-                cell / 9 + 1,
-                cell % 9 + 1
-            )?;
+            let sep = if self.cells == 0 && self.digits == 0 {
+                ":"
+            } else {
+                ";"
+            };
+            write!(f, "{sep} places {digit} in r{}c{}", cell / 9 + 1, cell % 9 + 1)?;
+            if let Some(u) = self.unit {
+                let kind = ["row", "column", "box"][usize::from(u / 9)];
+                write!(f, " (the {kind}'s last place for {digit})")?;
+            }
         }
         if self.removed() > 0 {
             write!(f, "; removes")?;
@@ -352,6 +359,14 @@ impl Grade {
 /// Grades `puzzle`; `None` when it has no solution.
 pub fn grade(puzzle: &Grid) -> Option<Grade> {
     grade_with(puzzle, &mut |_| {})
+}
+
+/// Grades `puzzle` and returns its path too (for a hint system; this one allocates); `None` when
+/// it has no solution.
+pub fn explain(puzzle: &Grid) -> Option<(Grade, Vec<Step>)> {
+    let mut steps = Vec::new();
+    let grade = grade_with(puzzle, &mut |s| steps.push(*s))?;
+    Some((grade, steps))
 }
 
 /// Grades `puzzle`, handing each step of the path to `step` in order; `None` when it has no
@@ -445,9 +460,7 @@ pub(crate) enum Rung {
     Jellyfish,
     HiddenQuad,
     Bug,
-    XChain,
-    XyChain,
-    Aic,
+    Chains,
     Nishio,
     Dynamic,
     Trial,
@@ -477,9 +490,7 @@ impl Rung {
         Rung::Jellyfish,
         Rung::HiddenQuad,
         Rung::Bug,
-        Rung::XChain,
-        Rung::XyChain,
-        Rung::Aic,
+        Rung::Chains,
         Rung::Nishio,
         Rung::Dynamic,
         Rung::Trial,
@@ -505,9 +516,7 @@ impl Rung {
         Rung::NakedQuad,
         Rung::Jellyfish,
         Rung::HiddenQuad,
-        Rung::XChain,
-        Rung::XyChain,
-        Rung::Aic,
+        Rung::Chains,
         Rung::Nishio,
         Rung::Dynamic,
         Rung::Trial,
@@ -543,9 +552,7 @@ pub(crate) fn run_rungs(state: &State, ladder: &[Rung], out: &mut Steps, forcing
             Rung::Jellyfish => basic::fish(state, 4, out),
             Rung::HiddenQuad => basic::hidden_sets(state, 4, false, out),
             Rung::Bug => wings::bug_plus_one(state, out),
-            Rung::XChain => chains::chains(state, chains::Kind::X, out),
-            Rung::XyChain => chains::chains(state, chains::Kind::Xy, out),
-            Rung::Aic => chains::chains(state, chains::Kind::Aic, out),
+            Rung::Chains => chains::chains(state, out),
             Rung::Nishio => chains::nishio(state, out),
             Rung::Dynamic => chains::dynamic(state, out),
             Rung::Trial => chains::trial(state, out),
