@@ -84,8 +84,9 @@ fn run_explain(common: &flags::Common) -> Result<ExitCode, Failure> {
         code: 1,
     };
     let text = match &common.input {
-        Some(p) if p.as_os_str() != "-" => std::fs::read(p)
-            .map_err(|e| Failure::usage(format!("{}: {e}", p.display())))?,
+        Some(p) if p.as_os_str() != "-" => {
+            std::fs::read(p).map_err(|e| Failure::usage(format!("{}: {e}", p.display())))?
+        }
         _ => {
             let mut t = Vec::new();
             std::io::Read::read_to_end(&mut std::io::stdin(), &mut t).map_err(io)?;

@@ -81,16 +81,17 @@ fn every_step_of_shipped_puzzles_agrees_with_the_solution() {
 #[test]
 fn known_puzzles_grade_as_published() {
     // A singles-only classic: hidden singles in boxes and elsewhere, at most a naked single.
-    let easy =
-        checked("53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79");
+    let easy = checked(
+        "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79",
+    );
     assert!(easy.tenths <= 23, "{easy:?}");
     // "AI Escargot" needs far more than patterns.
-    let hard =
-        checked("1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..");
+    let hard = checked(
+        "1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..",
+    );
     assert!(hard.tenths >= 75, "{hard:?}");
     // A full grid has nothing to do.
-    let full =
-        "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+    let full = "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
     let g = grade(&Grid::parse(full.as_bytes()).unwrap()).unwrap();
     assert_eq!((g.steps, g.tenths), (0, 0));
     // No solution: no grade.
@@ -152,3 +153,72 @@ fn public_grades_are_the_same_for_isomorphs() {
     isomorphs_agree(&public("puzzles7_serg_benchmark", 30), 9);
 }
 
+fn bin() -> assert_cmd::Command {
+    assert_cmd::Command::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+}
+
+#[test]
+fn the_grade_command_answers_line_and_csv_input_with_bad_records_in_place() {
+    let puzzles = shipped("generated_minimal_2000.txt", 30);
+    let mut lines = puzzles.join("\n");
+    lines.push_str("\n12345\n");
+    let out = bin()
+        .args(["grade", "-q"])
+        .write_stdin(lines)
+        .assert()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let got: Vec<&str> = text.lines().collect();
+    assert_eq!(got.len(), 31);
+    for (p, line) in puzzles.iter().zip(&got) {
+        let g = grade(&Grid::parse(p.as_bytes()).unwrap()).unwrap();
+        let want = format!("{:.1} {} {}", g.se_estimate(), g.band(), g.hardest_text());
+        assert_eq!(*line, want);
+    }
+    assert_eq!(got[30], "invalid: expected 81 cells, found 5");
+
+    let mut csv = String::from("id,puzzle\n");
+    for (i, p) in puzzles.iter().enumerate().take(5) {
+        csv.push_str(&format!("{i},{p}\n"));
+    }
+    csv.push_str("5,oops\n");
+    let out = bin()
+        .args(["grade", "-q"])
+        .write_stdin(csv)
+        .assert()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows[0], "id,puzzle,grade,se_estimate,hardest,steps,status");
+    for (i, p) in puzzles.iter().enumerate().take(5) {
+        let g = grade(&Grid::parse(p.as_bytes()).unwrap()).unwrap();
+        let want = format!(
+            "{i},{p},{},{:.1},{},{},ok",
+            g.band(),
+            g.se_estimate(),
+            g.hardest_text(),
+            g.steps
+        );
+        assert_eq!(rows[i + 1], want);
+    }
+    assert_eq!(
+        rows[6],
+        "5,oops,,,,,\"invalid: expected 81 cells, found 4\""
+    );
+}
+
+#[test]
+fn explain_prints_each_step_and_the_grade() {
+    let p = &shipped("generated_minimal_2000.txt", 1)[0];
+    let (g, steps) = sudoku_batch::grade::explain(&Grid::parse(p.as_bytes()).unwrap()).unwrap();
+    let out = bin()
+        .args(["grade", "--explain"])
+        .write_stdin(format!("{p}\n"))
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), steps.len() + 3, "{text}");
+    assert_eq!(lines[1], format!("   1. {}", steps[0]));
+    assert!(lines[steps.len() + 1].starts_with(&format!("grade: {:.1} ", g.se_estimate())));
+}

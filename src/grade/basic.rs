@@ -71,7 +71,10 @@ pub(super) fn full_house(s: &State, out: &mut Steps) {
     let mut done = 0u128;
     let placed = placed_in_units(s);
     for (u, unit) in UNITS.iter().enumerate() {
-        let mut empty = unit.iter().map(|&c| usize::from(c)).filter(|&c| s.value[c] == 0);
+        let mut empty = unit
+            .iter()
+            .map(|&c| usize::from(c))
+            .filter(|&c| s.value[c] == 0);
         if let (Some(c), None) = (empty.next(), empty.next()) {
             let missing = !placed[u] & 0x1ff;
             if done >> c & 1 == 0 && missing.count_ones() == 1 {
@@ -115,7 +118,11 @@ pub(super) fn hidden_singles(s: &State, boxes: bool, out: &mut Steps) {
 pub(super) fn naked_singles(s: &State, out: &mut Steps) {
     for c in 0..81 {
         if s.value[c] == 0 && s.cand[c].count_ones() == 1 {
-            out.push(single(Technique::NakedSingle, c, s.cand[c].trailing_zeros() as usize));
+            out.push(single(
+                Technique::NakedSingle,
+                c,
+                s.cand[c].trailing_zeros() as usize,
+            ));
         }
     }
 }

@@ -8,8 +8,8 @@
 //! by its shortest chain, and a round applies the eliminations of the lowest score found.
 
 use super::{
-    cells_of, digits_of, length_tenths, run_rungs, Rung, State, Step, Steps, Technique,
-    CELL_UNITS, PEERS, UNIT_MASK,
+    cells_of, digits_of, length_tenths, run_rungs, Rung, State, Step, Steps, Technique, CELL_UNITS,
+    PEERS, UNIT_MASK,
 };
 use crate::grid::{CELLS, UNITS};
 
@@ -92,7 +92,11 @@ pub(super) fn chains(s: &State, out: &mut Steps) {
     }
     let mut done = [0u128; 9];
     let mut placed = [0u128; 9];
-    for (kind, best) in [(Kind::X, Some(&x)), (Kind::Xy, Some(&xy)), (Kind::Aic, aic.as_ref())] {
+    for (kind, best) in [
+        (Kind::X, Some(&x)),
+        (Kind::Xy, Some(&xy)),
+        (Kind::Aic, aic.as_ref()),
+    ] {
         let Some(best) = best else { continue };
         emit(kind, best, low, &mut done, &mut placed, out);
     }
@@ -177,15 +181,16 @@ fn search(
         let (c, d) = (node / 9, node % 9);
         if !is_on {
             // Strong links: node false makes these true.
-            let mut visit = |c2: usize, d2: usize, queue: &mut [u16; 2 * NODES], tail: &mut usize| {
-                if on[d2] >> c2 & 1 == 0 {
-                    on[d2] |= 1u128 << c2;
-                    queue[*tail] = ((c2 * 9 + d2) * 2 + 1) as u16;
-                    counts[*tail] = count + 1;
-                    *tail += 1;
-                    record(s, masks, start, c2 * 9 + d2, count + 1, best);
-                }
-            };
+            let mut visit =
+                |c2: usize, d2: usize, queue: &mut [u16; 2 * NODES], tail: &mut usize| {
+                    if on[d2] >> c2 & 1 == 0 {
+                        on[d2] |= 1u128 << c2;
+                        queue[*tail] = ((c2 * 9 + d2) * 2 + 1) as u16;
+                        counts[*tail] = count + 1;
+                        *tail += 1;
+                        record(s, masks, start, c2 * 9 + d2, count + 1, best);
+                    }
+                };
             if kind != Kind::X && s.cand[c].count_ones() == 2 {
                 let d2 = (s.cand[c] & !(1 << d)).trailing_zeros() as usize;
                 visit(c, d2, queue, &mut tail);

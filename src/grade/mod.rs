@@ -286,7 +286,12 @@ impl std::fmt::Display for Step {
             } else {
                 ";"
             };
-            write!(f, "{sep} places {digit} in r{}c{}", cell / 9 + 1, cell % 9 + 1)?;
+            write!(
+                f,
+                "{sep} places {digit} in r{}c{}",
+                cell / 9 + 1,
+                cell % 9 + 1
+            )?;
             if let Some(u) = self.unit {
                 let kind = ["row", "column", "box"][usize::from(u / 9)];
                 write!(f, " (the {kind}'s last place for {digit})")?;
@@ -640,7 +645,11 @@ pub(crate) const CELL_UNITS: [[u8; 3]; CELLS] = {
     let mut t = [[0u8; 3]; CELLS];
     let mut c = 0;
     while c < CELLS {
-        t[c] = [(c / 9) as u8, (9 + c % 9) as u8, (18 + c / 27 * 3 + c % 9 / 3) as u8];
+        t[c] = [
+            (c / 9) as u8,
+            (9 + c % 9) as u8,
+            (18 + c / 27 * 3 + c % 9 / 3) as u8,
+        ];
         c += 1;
     }
     t
@@ -824,7 +833,9 @@ mod tests {
 
     #[test]
     fn length_adds_follow_se_thresholds() {
-        let adds: Vec<u8> = [4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 24, 25].map(length_tenths).into();
+        let adds: Vec<u8> = [4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 24, 25]
+            .map(length_tenths)
+            .into();
         assert_eq!(adds, [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6]);
     }
 

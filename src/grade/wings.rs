@@ -39,7 +39,10 @@ fn wing(s: &State, xyz: bool, out: &mut Steps) {
                 let bc = s.cand[b];
                 let (z, ok) = if xyz {
                     let z = ac & bc;
-                    (z, bc & pc == bc && ac != bc && z.count_ones() == 1 && ac | bc == pc)
+                    (
+                        z,
+                        bc & pc == bc && ac != bc && z.count_ones() == 1 && ac | bc == pc,
+                    )
                 } else {
                     let z = ac & bc;
                     let ok = z.count_ones() == 1

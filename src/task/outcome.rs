@@ -238,8 +238,14 @@ impl Outcome {
     /// grade's line is its SE estimate, band and hardest technique: `4.2 hard XY-Wing`.
     pub fn write_line(&self, out: &mut Vec<u8>) {
         if let Outcome::Graded(g) = self {
-            write!(out, "{:.1} {} {}", g.se_estimate(), g.band(), g.hardest_text())
-                .expect("writing to memory");
+            write!(
+                out,
+                "{:.1} {} {}",
+                g.se_estimate(),
+                g.band(),
+                g.hardest_text()
+            )
+            .expect("writing to memory");
         } else if !self.write_value(out) {
             self.write_status(out);
         }
