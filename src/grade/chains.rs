@@ -11,7 +11,7 @@ use super::{
     cells_of, digits_of, length_tenths, run_rungs, Rung, State, Step, Steps, Technique, CELL_UNITS,
     PEERS, UNIT_MASK,
 };
-use crate::grid::{CELLS, UNITS};
+use crate::grid::CELLS;
 
 /// Which links a chain may use.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -327,63 +327,89 @@ pub(super) fn nishio(s: &State, out: &mut Steps) {
     }
 }
 
-/// Places naked and hidden singles until none is left, in waves (each from the last wave's
-/// board, so the count is the same in any cell order); returns the number placed and whether
-/// they end in a contradiction (counting the whole wave that meets it).
-fn singles(s: &mut State) -> (u32, bool) {
-    let mut count = 0;
-    loop {
-        let mut wave = [0u8; CELLS];
-        let mut any = false;
+/// A board as one bitset of candidate cells per digit, and the cells each digit fills: what
+/// the forcing chains follow.
+#[derive(Clone, Copy)]
+struct Bits {
+    cand: [u128; 9],
+    placed: [u128; 9],
+}
+
+impl Bits {
+    fn of(s: &State) -> Bits {
+        let mut placed = [0u128; 9];
         for c in 0..CELLS {
-            if s.value[c] == 0 {
-                match s.cand[c].count_ones() {
-                    0 => return (count, true),
-                    1 => {
-                        wave[c] = s.cand[c].trailing_zeros() as u8 + 1;
-                        any = true;
-                    }
-                    _ => {}
-                }
+            if s.value[c] != 0 {
+                placed[usize::from(s.value[c] - 1)] |= 1u128 << c;
             }
         }
-        for unit in &UNITS {
-            let (mut once, mut more, mut done) = (0u16, 0u16, 0u16);
-            for &c in unit {
-                let k = s.cand[usize::from(c)];
-                more |= once & k;
-                once |= k;
-                let v = s.value[usize::from(c)];
-                if v != 0 {
-                    done |= 1 << (v - 1);
+        Bits {
+            cand: s.digit_masks(),
+            placed,
+        }
+    }
+
+    /// Places `d` in `c`; false if a peer already holds `d`.
+    fn place(&mut self, c: usize, d: usize) -> bool {
+        let ok = self.placed[d] & PEERS[c] == 0;
+        self.placed[d] |= 1u128 << c;
+        self.cand[d] &= !PEERS[c];
+        for m in &mut self.cand {
+            *m &= !(1u128 << c);
+        }
+        ok
+    }
+
+    /// Places naked and hidden singles until none is left, in waves (each from the last wave's
+    /// board, so the count is the same in any cell order); returns the number placed and
+    /// whether they end in a contradiction (a wave that meets one counts whole).
+    fn singles(&mut self) -> (u32, bool) {
+        let mut count = 0;
+        loop {
+            let (mut one, mut two, mut filled) = (0u128, 0u128, 0u128);
+            for d in 0..9 {
+                two |= one & self.cand[d];
+                one |= self.cand[d];
+                filled |= self.placed[d];
+            }
+            let all = (1u128 << CELLS) - 1;
+            if all & !filled & !one != 0 {
+                return (count, true); // an empty cell without a candidate
+            }
+            let naked = one & !two;
+            let mut wave = [0u128; 9];
+            let mut any = 0u128;
+            for d in 0..9 {
+                let mut w = self.cand[d] & naked;
+                for u in &UNIT_MASK {
+                    if self.placed[d] & u != 0 {
+                        continue;
+                    }
+                    let p = self.cand[d] & u;
+                    if p == 0 {
+                        return (count, true); // a digit with no place in a unit
+                    }
+                    if p & (p - 1) == 0 {
+                        w |= p;
+                    }
+                }
+                wave[d] = w;
+                any |= w;
+            }
+            if any == 0 {
+                return (count, false);
+            }
+            let size = any.count_ones();
+            let mut clash = wave.iter().map(|w| w.count_ones()).sum::<u32>() != size;
+            for (d, &w) in wave.iter().enumerate() {
+                for c in cells_of(w) {
+                    clash |= !self.place(c, d);
                 }
             }
-            if (once | done) != 0x1ff {
+            count += size;
+            if clash {
                 return (count, true);
             }
-            for d in digits_of(once & !more & !done) {
-                if let Some(&c) = unit.iter().find(|&&c| s.cand[usize::from(c)] >> d & 1 == 1) {
-                    let c = usize::from(c);
-                    if wave[c] != 0 && wave[c] != d as u8 + 1 {
-                        return (count + 1, true);
-                    }
-                    wave[c] = d as u8 + 1;
-                    any = true;
-                }
-            }
-        }
-        if !any {
-            return (count, false);
-        }
-        let mut clash = false;
-        for (c, &v) in wave.iter().enumerate() {
-            if v != 0 {
-                clash |= s.place(c, usize::from(v - 1)).is_err();
-                count += 1;
-            }
-        }
-        if clash {
-            return (count, true);
         }
     }
 }
@@ -394,12 +420,14 @@ pub(super) fn dynamic(s: &State, out: &mut Steps) {
     let mut found = [(0usize, 0usize, 0u8); NODES];
     let mut n = 0;
     let mut low = u8::MAX;
+    let bits = Bits::of(s);
     for c in 0..CELLS {
         for d in digits_of(s.cand[c]) {
-            let mut t = *s;
-            let (count, contradiction) = match t.place(c, d) {
-                Err(_) => (0, true),
-                Ok(()) => singles(&mut t),
+            let mut t = bits;
+            let (count, contradiction) = if t.place(c, d) {
+                t.singles()
+            } else {
+                (0, true)
             };
             if !contradiction {
                 continue;
