@@ -153,12 +153,11 @@ pub(super) fn locking(s: &State, direct: bool, out: &mut Steps) {
     for pointing in [true, false] {
         for (d, &m) in masks.iter().enumerate() {
             for b in 18..27 {
-                for line in 0..18 {
+                // The box's three rows, then its three columns.
+                let (band, stack) = ((b - 18) / 3 * 3, 9 + (b - 18) % 3 * 3);
+                for line in [band, band + 1, band + 2, stack, stack + 1, stack + 2] {
                     let (from, to) = if pointing { (b, line) } else { (line, b) };
                     let inter = UNIT_MASK[from] & UNIT_MASK[to];
-                    if inter == 0 {
-                        continue;
-                    }
                     let places = m & UNIT_MASK[from];
                     if places == 0 || places & !inter != 0 || placed[from] >> d & 1 == 1 {
                         continue;
