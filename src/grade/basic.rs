@@ -48,16 +48,7 @@ fn cells_at(unit: usize, pos: u16) -> u128 {
 
 /// The digits placed in each unit.
 fn placed_in_units(s: &State) -> [u16; 27] {
-    let mut placed = [0u16; 27];
-    for (u, unit) in UNITS.iter().enumerate() {
-        for &c in unit {
-            let v = s.value[usize::from(c)];
-            if v != 0 {
-                placed[u] |= 1 << (v - 1);
-            }
-        }
-    }
-    placed
+    s.units
 }
 
 fn single(technique: Technique, cell: usize, d: usize) -> Step {

@@ -416,9 +416,8 @@ pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
             }
             step(s);
         }
-        if state.apply(buf.steps()).is_err() {
-            // Only uniqueness techniques on a puzzle that is not unique could do this, and they
-            // are off for those; stop rather than loop.
+        if state.apply_unchecked(buf.steps()).is_err() {
+            // Sound steps never clash; stop rather than loop.
             break;
         }
     }
@@ -621,6 +620,8 @@ pub(crate) struct State {
     pub(crate) cand: [u16; CELLS],
     /// Values, 0 for empty.
     pub(crate) value: [u8; CELLS],
+    /// The digits placed in each unit (bit `d` for digit `d + 1`).
+    pub(crate) units: [u16; 27],
 }
 
 /// A contradiction: a cell with no candidate, a digit with no place in a unit, or a digit twice
@@ -704,6 +705,7 @@ impl State {
         let mut s = State {
             cand: [0x1ff; CELLS],
             value: [0; CELLS],
+            units: [0; 27],
         };
         for (c, &v) in puzzle.cells().iter().enumerate() {
             if v != 0 && s.place(c, usize::from(v - 1)).is_err() {
@@ -727,6 +729,9 @@ impl State {
         }
         self.value[c] = d as u8 + 1;
         self.cand[c] = 0;
+        for &u in &CELL_UNITS[c] {
+            self.units[usize::from(u)] |= 1 << d;
+        }
         let bit = !(1u16 << d);
         for p in cells_of(PEERS[c]) {
             if self.value[p] == d as u8 + 1 {
@@ -764,8 +769,16 @@ impl State {
         self.value.iter().all(|&v| v != 0)
     }
 
-    /// Applies steps found on this same board: removals first, then placements.
+    /// Applies steps found on this same board: removals first, then placements; then checks
+    /// the board (see [`State::check`]).
     pub(crate) fn apply(&mut self, steps: &[Step]) -> Result<(), Contradiction> {
+        self.apply_unchecked(steps)?;
+        self.check()
+    }
+
+    /// Applies steps found on this same board, checking only the placements: for the graded
+    /// puzzle itself, whose steps are sound (the tests check every one against the solution).
+    pub(crate) fn apply_unchecked(&mut self, steps: &[Step]) -> Result<(), Contradiction> {
         for s in steps {
             for (d, &m) in s.eliminations.iter().enumerate() {
                 for c in cells_of(m) {
@@ -778,7 +791,7 @@ impl State {
                 self.place(usize::from(c), usize::from(d - 1))?;
             }
         }
-        self.check()
+        Ok(())
     }
 
     /// Whether the board is still consistent: every empty cell has a candidate, every digit a
@@ -791,14 +804,10 @@ impl State {
         if empty_dead {
             return Err(Contradiction);
         }
-        for unit in &UNITS {
-            let mut seen = 0u16;
+        for (unit, &placed) in UNITS.iter().zip(&self.units) {
+            let mut seen = placed;
             for &c in unit {
-                let c = usize::from(c);
-                seen |= self.cand[c];
-                if self.value[c] != 0 {
-                    seen |= 1 << (self.value[c] - 1);
-                }
+                seen |= self.cand[usize::from(c)];
             }
             if seen != 0x1ff {
                 return Err(Contradiction);
