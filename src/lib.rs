@@ -46,6 +46,7 @@ mod dataset;
 mod engine;
 mod formats;
 pub mod generate;
+pub mod grade;
 mod grid;
 mod observe;
 mod records;
@@ -107,6 +108,8 @@ mod doc_examples {
     struct Benchmarks;
     #[doc = include_str!("../docs/formats.md")]
     struct Formats;
+    #[doc = include_str!("../docs/grading.md")]
+    struct Grading;
     #[doc = include_str!("../docs/python.md")]
     struct Python;
     #[doc = include_str!("../docs/reliability.md")]

@@ -667,6 +667,69 @@ fn corrupt_parquet_and_arrow_files_are_refused_never_a_crash() {
 }
 
 #[test]
+fn grade_adds_typed_columns_and_bad_rows_get_statuses_in_place() {
+    let dir = Dir::new();
+    let input = dir.path("g.parquet");
+    let puzzles: Vec<Option<String>> = puzzles().into_iter().take(200).collect();
+    write_parquet(&input, &puzzles, 64);
+    let graded = dir.path("graded.parquet");
+    bin()
+        .args(["grade", "-q", "--column", "question"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&graded)
+        .assert()
+        .code(1);
+    let (table, groups) = read_parquet(&graded);
+    assert_eq!(groups, [64, 64, 64, 8]);
+    let names: Vec<&str> = table
+        .schema_ref()
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "source",
+            "question",
+            "answer",
+            "rating",
+            "grade",
+            "se_estimate",
+            "hardest",
+            "steps",
+            "status"
+        ]
+    );
+    assert_eq!(table.column(5).data_type(), &DataType::Float64);
+    assert_eq!(table.column(7).data_type(), &DataType::Int64);
+    let se = table.column(5).as_primitive::<Float64Type>();
+    let hardest = strings(&table, "hardest");
+    let status = strings(&table, "status");
+    for (i, p) in puzzles.iter().enumerate() {
+        match p
+            .as_deref()
+            .map(|p| sudoku_batch::Grid::parse(p.as_bytes()))
+        {
+            Some(Ok(grid)) => {
+                let g = sudoku_batch::grade::grade(&grid).unwrap();
+                assert_eq!(se.value(i), g.se_estimate(), "row {i}");
+                assert_eq!(hardest[i].as_deref(), Some(g.hardest_text()), "row {i}");
+                assert_eq!(status[i].as_deref(), Some("ok"));
+            }
+            _ => {
+                assert!(se.is_null(i) && hardest[i].is_none(), "row {i}");
+                assert!(
+                    status[i].as_deref().unwrap().starts_with("invalid"),
+                    "row {i}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn other_columnar_inputs_get_a_message_that_says_what_is_wrong() {
     let dir = Dir::new();
     let refused = |path: &Path, says: &str| {

@@ -1,5 +1,5 @@
-//! The solve path allocates nothing: a counting global allocator watches `solve`, `count` and
-//! `lexmin` over a mix of easy, hard, multi-solution and unsolvable puzzles.
+//! The solve path allocates nothing: a counting global allocator watches `solve`, `count`,
+//! `lexmin` and `grade` over a mix of easy, hard, multi-solution and unsolvable puzzles.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -72,6 +72,22 @@ fn solve_count_and_lexmin_do_not_allocate() {
         allocations, 0,
         "the solve path allocated {allocations} times"
     );
+}
+
+#[test]
+fn grade_does_not_allocate() {
+    let puzzles: Vec<Grid> = PUZZLES
+        .iter()
+        .map(|p| Grid::parse(p.as_bytes()).expect("test puzzle parses"))
+        .collect();
+    let before = ALLOCS.with(Cell::get);
+    let mut graded = 0;
+    for p in &puzzles {
+        graded += usize::from(sudoku_batch::grade::grade(p).is_some());
+    }
+    let allocations = ALLOCS.with(Cell::get) - before;
+    assert_eq!(graded, 5);
+    assert_eq!(allocations, 0, "grade allocated {allocations} times");
 }
 
 #[test]

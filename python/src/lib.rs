@@ -343,7 +343,13 @@ fn column_object<'py>(
         (Outcome::Solved(_) | Outcome::Canonical(_) | Outcome::Counted { .. }, 0, _) => {
             answer_object(py, outcome)
         }
-        _ => py.None().into_bound(py),
+        // Any other task's columns (grade), by the typed value the library gives.
+        _ => match outcome.value(index) {
+            Some(sudoku_batch::Value::Text(name)) => PyString::new(py, name).into_any(),
+            Some(sudoku_batch::Value::Float(x)) => x.into_pyobject(py).expect("float").into_any(),
+            Some(sudoku_batch::Value::Count(n)) => n.into_pyobject(py).expect("int").into_any(),
+            _ => py.None().into_bound(py),
+        },
     }
 }
 
@@ -821,6 +827,7 @@ enum Answers {
 /// One answer value, for an [`Answers`] column.
 enum Value {
     Grid(Grid),
+    Str(&'static str),
     Int(i64),
     Float(f64),
     Bool(bool),
@@ -831,6 +838,7 @@ impl Answers {
     fn new(kind: ColumnType, rows: usize) -> Answers {
         match kind {
             ColumnType::Grid => Answers::Text(TextBuilder::new(rows, CELLS)),
+            ColumnType::Text => Answers::Text(TextBuilder::new(rows, 16)),
             ColumnType::Count => Answers::Int(Int64Builder::with_capacity(rows)),
             ColumnType::Float => Answers::Float(Float64Builder::with_capacity(rows)),
             _ => Answers::Bool(BooleanBuilder::with_capacity(rows)),
@@ -843,6 +851,10 @@ impl Answers {
                 let mut digits = [0u8; CELLS];
                 grid.write_digits(&mut digits);
                 out.extend_from_slice(&digits);
+                true
+            }),
+            (Answers::Text(b), Value::Str(name)) => b.push(|out| {
+                out.extend_from_slice(name.as_bytes());
                 true
             }),
             (Answers::Int(b), Value::Int(v)) => b.append_value(v),
@@ -881,7 +893,13 @@ fn column_value(outcome: &Outcome, index: usize) -> Value {
         (Outcome::Counted { found, .. }, 0) => Value::Int(i64::from(*found)),
         (Outcome::Rated(r), 0) => Value::Float(r.mean_guesses()),
         (Outcome::Rated(r), 1) => Value::Bool(r.singles),
-        _ => Value::Null,
+        // Any other task's columns (grade), by the typed value the library gives.
+        _ => match outcome.value(index) {
+            Some(sudoku_batch::Value::Text(name)) => Value::Str(name),
+            Some(sudoku_batch::Value::Float(x)) => Value::Float(x),
+            Some(sudoku_batch::Value::Count(n)) => Value::Int(i64::from(n)),
+            _ => Value::Null,
+        },
     }
 }
 
@@ -1031,7 +1049,9 @@ fn run_arrow(
                 for outcome in &outcomes {
                     for (index, builder) in builders.iter_mut().enumerate() {
                         match builder {
-                            Answers::Text(b) if outputs[index].1 == ColumnType::Text => {
+                            // The status, the last output when asked for (grade's text
+                            // columns are answers).
+                            Answers::Text(b) if options.with_status && index + 1 == outputs.len() => {
                                 b.push(|out| {
                                     outcome.write_status(out);
                                     true
@@ -1282,6 +1302,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SOLUTION_NAMES", sudoku_batch::SOLUTION_NAMES.to_vec())?;
     m.add("STATUS", sudoku_batch::STATUS.name)?;
     m.add("TASK_NAMES", sudoku_batch::TASK_NAMES.to_vec())?;
+    m.add("GRADE_VERSION", sudoku_batch::grade::GRADE_VERSION)?;
     m.add_function(wrap_pyfunction!(run_list, m)?)?;
     m.add_function(wrap_pyfunction!(solve_array, m)?)?;
     m.add_function(wrap_pyfunction!(count_array, m)?)?;

@@ -206,3 +206,19 @@ def test_solve_file_shards_add_up(tmp_path):
         sb.solve_file(src, whole, shard=(0, 3))
     with pytest.raises(ValueError, match="shard"):
         sb.solve_file(src, whole, shard=(1, 2**64))
+
+
+def test_grade_columns_match_the_cli_and_bad_records_are_none(cli, tmp_path):
+    puzzles = puzzles_of("sample.txt")[:8]
+    path = tmp_path / "g.txt"
+    path.write_text("\n".join(puzzles) + "\n")
+    lines = subprocess.run([cli, "grade", "-q", str(path)], capture_output=True, text=True, check=True)
+    graded = sb.grade(puzzles + ["oops", UNSOLVABLE], with_status=True)
+    assert list(graded) == ["grade", "se_estimate", "hardest", "steps", "status"]
+    for i, line in enumerate(lines.stdout.splitlines()):
+        se, band, hardest = line.split(" ", 2)
+        assert (graded["se_estimate"][i], graded["grade"][i], graded["hardest"][i]) == (float(se), band, hardest)
+        assert graded["steps"][i] > 0 and graded["status"][i] == "ok"
+    assert [graded[c][8] for c in ("grade", "se_estimate", "hardest", "steps")] == [None] * 4
+    assert graded["status"][8].startswith("invalid") and graded["status"][9] == "unsolvable"
+    assert isinstance(sb._native.GRADE_VERSION, int)

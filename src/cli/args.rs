@@ -90,6 +90,22 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// Grade every puzzle as a person would solve it: the hardest technique needed and a score on
+    /// the Sudoku Explainer scale (docs/grading.md).
+    ///
+    /// A logical solver applies a fixed ladder of techniques, always the easiest that makes
+    /// progress. Line output: `SE band hardest` (`4.2 hard XY-Wing`). CSV, Parquet and Arrow
+    /// output add `grade` (the band), `se_estimate`, `hardest` and `steps` columns.
+    Grade {
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        shard: ShardArg,
+        /// Print every step of each puzzle's path, one line per step, as a hint system shows it
+        /// (line-format input; one thread).
+        #[arg(long)]
+        explain: bool,
+    },
     /// Keep the first record of each equivalence class, in input order, each record as it came.
     Dedupe {
         #[command(flatten)]
@@ -230,6 +246,7 @@ impl Command {
             Command::Check { unique, .. } => Task::Check { unique },
             Command::Canon { .. } => Task::Canon,
             Command::Rate { samples, seed, .. } => Task::Rate { samples, seed },
+            Command::Grade { .. } => Task::Grade,
             Command::Dedupe { exact, .. } => Task::Dedupe { exact },
             Command::Generate(_)
             | Command::Bench(_)
@@ -246,6 +263,7 @@ impl Command {
             | Command::Check { common, .. }
             | Command::Canon { common, .. }
             | Command::Rate { common, .. }
+            | Command::Grade { common, .. }
             | Command::Dedupe { common, .. } => Some(common),
             Command::Generate(_)
             | Command::Bench(_)
@@ -271,7 +289,8 @@ impl Command {
             | Command::Count { shard, .. }
             | Command::Check { shard, .. }
             | Command::Canon { shard, .. }
-            | Command::Rate { shard, .. } => shard.shard,
+            | Command::Rate { shard, .. }
+            | Command::Grade { shard, .. } => shard.shard,
             _ => None,
         }
     }

@@ -123,7 +123,7 @@ pub fn report(command: &str, s: &Summary, quiet: bool, json: bool) {
         }
         let t = &s.tally;
         let mut line = match command {
-            "canon" | "rate" => format!(
+            "canon" | "rate" | "grade" => format!(
                 "sudoku-batch: records {}, answered {}, unsolvable {}, invalid {}",
                 t.records, t.solved, t.unsolvable, t.invalid
             ),

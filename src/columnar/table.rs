@@ -370,6 +370,7 @@ fn result_column(kind: ColumnType, index: usize, outcomes: &[Outcome]) -> ArrayR
                         grid.write_digits(&mut text);
                         b.append_value(std::str::from_utf8(&text).expect("digits are ASCII"));
                     }
+                    Some(Value::Text(name)) => b.append_value(name),
                     _ => b.append_null(),
                 }
             }

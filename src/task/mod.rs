@@ -13,6 +13,7 @@ pub use outcome::{Invalid, Outcome, Problem, Value, Wrong};
 pub use tally::Tally;
 
 use crate::dataset::{canon, rate};
+use crate::grade;
 use crate::grid::{Grid, CELLS};
 use crate::solver;
 
@@ -31,6 +32,9 @@ pub enum Task {
     Canon,
     /// A difficulty figure: see [`crate::rate`].
     Rate { samples: u32, seed: u64 },
+    /// Human-style grade: the hardest technique a person needs and a score on the Sudoku
+    /// Explainer scale: see [`crate::grade`].
+    Grade,
     /// Keep the first record of each class (equivalent puzzles; with `exact`, equal cells). The
     /// record itself is the output; a [`crate::Deduper`] decides which records are kept.
     Dedupe { exact: bool },
@@ -75,14 +79,16 @@ pub const STATUS: Column = Column {
 };
 
 /// Names of the tasks, in the order the CLI lists them.
-pub const TASK_NAMES: [&str; 6] = ["solve", "count", "check", "canon", "rate", "dedupe"];
+pub const TASK_NAMES: [&str; 7] = [
+    "solve", "count", "check", "canon", "rate", "grade", "dedupe",
+];
 
 /// A task name that is not one of [`TASK_NAMES`], or a task option out of range.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 #[allow(missing_docs)] // each variant's message says what it is
 pub enum TaskError {
-    #[error("unknown task {0:?}; expected one of solve, count, check, canon, rate, dedupe")]
+    #[error("unknown task {0:?}; expected one of solve, count, check, canon, rate, grade, dedupe")]
     Unknown(String),
     #[error("count needs a limit of at least 1")]
     ZeroLimit,
@@ -170,6 +176,7 @@ impl Task {
                 samples: o.samples,
                 seed: o.seed,
             },
+            "grade" => Task::Grade,
             "dedupe" => Task::Dedupe { exact: o.exact },
             other => return Err(TaskError::Unknown(other.to_string())),
         })
@@ -183,6 +190,7 @@ impl Task {
             Task::Check { .. } => "check",
             Task::Canon => "canon",
             Task::Rate { .. } => "rate",
+            Task::Grade => "grade",
             Task::Dedupe { .. } => "dedupe",
         }
     }
@@ -205,7 +213,7 @@ impl Task {
 
     /// The columns the task adds to a table, before [`STATUS`] (which every task but `dedupe`
     /// adds too): `solution` (solve), `count`, `canonical` (canon), `rating` and `singles`
-    /// (rate); none for check (its verdict is the status) and dedupe (its output is the kept
+    /// (rate); `grade`, `se_estimate`, `hardest` and `steps` (grade); none for check (its verdict is the status) and dedupe (its output is the kept
     /// records). Solve fills an existing solution column in place instead of adding one.
     pub fn columns(self) -> &'static [Column] {
         const fn col(name: &'static str, kind: ColumnType) -> Column {
@@ -218,8 +226,15 @@ impl Task {
             col("rating", ColumnType::Float),
             col("singles", ColumnType::Bool),
         ];
+        const GRADE: [Column; 4] = [
+            col("grade", ColumnType::Text),
+            col("se_estimate", ColumnType::Float),
+            col("hardest", ColumnType::Text),
+            col("steps", ColumnType::Count),
+        ];
         match self {
             Task::Solve { .. } => &SOLVE,
+            Task::Grade => &GRADE,
             Task::Count { .. } => &COUNT,
             Task::Canon => &CANON,
             Task::Rate { .. } => &RATE,
@@ -337,6 +352,10 @@ pub fn answer(task: Task, puzzle: &Grid, solution: Option<&[u8]>) -> Outcome {
         }
         Task::Rate { samples, seed } => match rate::rate(puzzle, samples, seed) {
             Some(rating) => Outcome::Rated(rating),
+            None => Outcome::Unsolvable,
+        },
+        Task::Grade => match grade::grade(puzzle) {
+            Some(g) => Outcome::Graded(g),
             None => Outcome::Unsolvable,
         },
     };
@@ -458,5 +477,9 @@ mod tests {
         assert_eq!(names(Task::default()), ["solution"]);
         assert_eq!(names("rate".parse().unwrap()), ["rating", "singles"]);
         assert!(names(Task::Check { unique: true }).is_empty());
+        assert_eq!(
+            names(Task::Grade),
+            ["grade", "se_estimate", "hardest", "steps"]
+        );
     }
 }

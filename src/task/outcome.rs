@@ -5,6 +5,7 @@
 use std::io::Write as _;
 
 use crate::dataset::rate;
+use crate::grade::Grade;
 use crate::grid::{Clash, Grid, ParseError, CELLS};
 
 /// Why a record is not a well-formed puzzle.
@@ -106,6 +107,8 @@ pub enum Outcome {
     Canonical(Grid),
     /// `rate`: the difficulty figure.
     Rated(rate::Rating),
+    /// `grade`: the human-style grade.
+    Graded(Grade),
     /// `dedupe`: the record's class (its canonical form, or its own cells with `exact`).
     Class(Grid),
     /// Not a well-formed puzzle.
@@ -126,6 +129,8 @@ pub enum Value {
     Float(f64),
     /// [`crate::ColumnType::Bool`].
     Bool(bool),
+    /// [`crate::ColumnType::Text`]: a name (a grade's band, its hardest technique).
+    Text(&'static str),
 }
 
 /// A record that did not get a plain answer, as reported in a message.
@@ -149,6 +154,7 @@ impl Outcome {
             | Outcome::Verified
             | Outcome::Canonical(_)
             | Outcome::Rated(_)
+            | Outcome::Graded(_)
             | Outcome::Class(_) => None,
             Outcome::Counted { found, .. } => (found == 0).then_some(Problem::Unsolvable),
             Outcome::Unsolvable => Some(Problem::Unsolvable),
@@ -184,6 +190,12 @@ impl Outcome {
             (Outcome::Rated(rating), 1) => {
                 out.extend_from_slice(if rating.singles { b"true" } else { b"false" })
             }
+            (Outcome::Graded(g), 0) => out.extend_from_slice(g.band().as_bytes()),
+            (Outcome::Graded(g), 1) => {
+                write!(out, "{:.1}", g.se_estimate()).expect("writing to memory")
+            }
+            (Outcome::Graded(g), 2) => out.extend_from_slice(g.hardest_text().as_bytes()),
+            (Outcome::Graded(g), 3) => write!(out, "{}", g.steps).expect("writing to memory"),
             _ => return false,
         }
         true
@@ -197,6 +209,10 @@ impl Outcome {
             (Outcome::Counted { found, .. }, 0) => Some(Value::Count(found)),
             (Outcome::Rated(rating), 0) => Some(Value::Float(rating.mean_guesses())),
             (Outcome::Rated(rating), 1) => Some(Value::Bool(rating.singles)),
+            (Outcome::Graded(g), 0) => Some(Value::Text(g.band())),
+            (Outcome::Graded(g), 1) => Some(Value::Float(g.se_estimate())),
+            (Outcome::Graded(g), 2) => Some(Value::Text(g.hardest_text())),
+            (Outcome::Graded(g), 3) => Some(Value::Count(g.steps)),
             _ => None,
         }
     }
@@ -218,9 +234,19 @@ impl Outcome {
         String::from_utf8(s).expect("statuses are ASCII")
     }
 
-    /// Appends the answer as one output line: the value if there is one, else the status.
+    /// Appends the answer as one output line: the value if there is one, else the status. A
+    /// grade's line is its SE estimate, band and hardest technique: `4.2 hard XY-Wing`.
     pub fn write_line(&self, out: &mut Vec<u8>) {
-        if !self.write_value(out) {
+        if let Outcome::Graded(g) = self {
+            write!(
+                out,
+                "{:.1} {} {}",
+                g.se_estimate(),
+                g.band(),
+                g.hardest_text()
+            )
+            .expect("writing to memory");
+        } else if !self.write_value(out) {
             self.write_status(out);
         }
         out.push(b'\n');

@@ -42,6 +42,7 @@ impl Tally {
             | Outcome::Verified
             | Outcome::Canonical(_)
             | Outcome::Rated(_)
+            | Outcome::Graded(_)
             | Outcome::Class(_) => self.solved += 1,
             Outcome::Unsolvable | Outcome::Counted { found: 0, .. } => self.unsolvable += 1,
             Outcome::Counted { found, at_limit } => {

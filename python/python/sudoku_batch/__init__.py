@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _native
 
-__all__ = ["solve", "count", "check", "canon", "rate", "dedupe", "solve_file"]
+__all__ = ["solve", "count", "check", "canon", "rate", "grade", "dedupe", "solve_file"]
 __version__ = "0.1.0"
 
 Puzzles = Union[Sequence[Union[str, bytes]], "np.ndarray[Any, Any]", Any]
@@ -380,6 +380,39 @@ def rate(
     samples = _int(samples, "samples", 1, 4096)
     seed = _int(seed, "seed", 0, 2**64 - 1)
     return _answer("rate", puzzles, None, with_status, threads=_threads(threads), samples=samples, seed=seed)
+
+
+def grade(
+    puzzles: Puzzles,
+    *,
+    threads: Optional[int] = None,
+    with_status: bool = False,
+) -> Any:
+    """A human-style grade for every puzzle: a logical solver applies a fixed ladder of
+    techniques, always the easiest that makes progress (docs/grading.md).
+
+    Returns a ``dict`` of columns, each in the kind of ``puzzles`` (a ``list``; Arrow in, Arrow
+    arrays): ``grade`` (the band: ``easy`` to ``extreme``, or ``trial``), ``se_estimate`` (a
+    ``float`` on the Sudoku Explainer scale), ``hardest`` (the hardest technique used) and
+    ``steps`` (an ``int``); ``None`` where the puzzle has no solution or is malformed. With
+    ``with_status=True``, the dict also has ``status``.
+    """
+    native = _native.Options("grade", with_status=bool(with_status), with_columns=True, threads=_threads(threads))
+    names = [name for name, _ in _native.result_columns("grade")]
+    kind = _arrow_kind(puzzles, "puzzles")
+    if kind is not None:
+        outputs = [_arrow_out(kind, o, puzzles) for o in _native.run_arrow(_arrow_in(puzzles, kind), None, native)]
+        columns = dict(zip(names, outputs))
+        if with_status:
+            columns["status"] = outputs[-1]
+        return columns
+    answers, statuses = _native.run_list(_records(puzzles, "puzzles"), None, native)
+    columns = {
+        name: _list_out(kind, [None if a is None else a[i] for a in answers], puzzles) for i, name in enumerate(names)
+    }
+    if with_status:
+        columns["status"] = _list_out(kind, statuses, puzzles)
+    return columns
 
 
 def dedupe(

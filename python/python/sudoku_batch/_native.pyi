@@ -9,6 +9,7 @@ PUZZLE_NAMES: List[str]
 SOLUTION_NAMES: List[str]
 STATUS: str
 TASK_NAMES: List[str]
+GRADE_VERSION: int
 
 class Options:
     """Everything a call may set: the task (solve, count, check, canon, rate, dedupe) and its

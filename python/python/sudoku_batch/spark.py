@@ -3,7 +3,7 @@
 Command line::
 
     python -m sudoku_batch.spark INPUT OUTDIR [--master URL] [--partitions N]
-        [--task solve|count|check|canon|rate] [--format auto|line|csv|parquet]
+        [--task solve|count|check|canon|rate|grade] [--format auto|line|csv|parquet]
         [--output-format auto|csv|parquet] [--column NAME]
         [--lexmin] [--limit N] [--unique] [--samples K] [--seed S]
 
@@ -48,7 +48,7 @@ _TASKS = tuple(t for t in _native.TASK_NAMES if t != "dedupe")
 def _spark_type(kind: str) -> Any:
     from pyspark.sql.types import BooleanType, DoubleType, LongType, StringType
 
-    return {"grid": StringType(), "count": LongType(), "float": DoubleType(), "bool": BooleanType()}[kind]
+    return {"grid": StringType(), "text": StringType(), "count": LongType(), "float": DoubleType(), "bool": BooleanType()}[kind]
 
 
 def _fresh(name: str, taken: Any) -> str:

@@ -1,0 +1,504 @@
+//! Chains (X-chains, with turbot fish as their shortest case; XY-chains; alternating inference
+//! chains), forcing chains (Nishio, dynamic contradiction) and trial.
+//!
+//! A chain is searched breadth first from every candidate assumed false, alternating strong links
+//! (one of two candidates must be true: a cell's two candidates, a digit's two places in a unit)
+//! and weak links (two candidates that cannot both be true). Every candidate reached "true" ends a
+//! chain that proves "the start or the end is true"; what sees both goes. Each elimination is made
+//! by its shortest chain, and a round applies the eliminations of the lowest score found.
+
+use super::{
+    cells_of, digits_of, length_tenths, run_rungs, Rung, State, Step, Steps, Technique, CELL_UNITS,
+    PEERS, UNIT_MASK,
+};
+use crate::grid::CELLS;
+
+/// Which links a chain may use.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// One digit: strong links between a digit's two places in a unit.
+    X,
+    /// Strong links inside bivalue cells, weak links between equal digits.
+    Xy,
+    /// Every link.
+    Aic,
+}
+
+const NODES: usize = CELLS * 9;
+
+/// The best (shortest) chain found for each candidate's removal.
+struct Best {
+    nodes: [u8; NODES],
+    ends: [(u16, u16); NODES],
+    /// Placements proved by a chain from a candidate back to itself.
+    place: [u8; NODES],
+}
+
+fn base(kind: Kind) -> u8 {
+    match kind {
+        Kind::Aic => Technique::Aic.se(),
+        _ => Technique::XChain.se(),
+    }
+}
+
+fn score(kind: Kind, nodes: u8) -> u8 {
+    base(kind) + length_tenths(u32::from(nodes))
+}
+
+/// The shortest chains of one kind for every removal and placement.
+fn best_of(s: &State, masks: &[u128; 9], kind: Kind) -> (Best, Option<u8>) {
+    let mut best = Best {
+        nodes: [u8::MAX; NODES],
+        ends: [(0, 0); NODES],
+        place: [u8::MAX; NODES],
+    };
+    let mut queue = [0u16; 2 * NODES];
+    for start in 0..NODES {
+        let (c0, d0) = (start / 9, start % 9);
+        if s.cand[c0] >> d0 & 1 == 0 {
+            continue;
+        }
+        if kind == Kind::Xy && s.cand[c0].count_ones() != 2 {
+            continue;
+        }
+        search(s, masks, kind, start, &mut queue, &mut best);
+    }
+    let low = best
+        .nodes
+        .iter()
+        .chain(best.place.iter())
+        .filter(|&&n| n != u8::MAX)
+        .map(|&n| score(kind, n))
+        .min();
+    (best, low)
+}
+
+/// Chains: X-chains and XY-chains, then (when they score no lower) alternating inference chains
+/// of every link; the round applies what the lowest-scoring chains prove.
+pub(super) fn chains(s: &State, out: &mut Steps) {
+    let masks = s.digit_masks();
+    let (x, x_low) = best_of(s, &masks, Kind::X);
+    let (xy, xy_low) = best_of(s, &masks, Kind::Xy);
+    let mut low = x_low.unwrap_or(u8::MAX).min(xy_low.unwrap_or(u8::MAX));
+    let aic = if low > base(Kind::Aic) {
+        let (aic, aic_low) = best_of(s, &masks, Kind::Aic);
+        low = low.min(aic_low.unwrap_or(u8::MAX));
+        Some(aic)
+    } else {
+        None
+    };
+    if low == u8::MAX {
+        return;
+    }
+    let mut done = [0u128; 9];
+    let mut placed = [0u128; 9];
+    for (kind, best) in [
+        (Kind::X, Some(&x)),
+        (Kind::Xy, Some(&xy)),
+        (Kind::Aic, aic.as_ref()),
+    ] {
+        let Some(best) = best else { continue };
+        emit(kind, best, low, &mut done, &mut placed, out);
+    }
+}
+
+fn emit(
+    kind: Kind,
+    best: &Best,
+    low: u8,
+    done: &mut [u128; 9],
+    placed: &mut [u128; 9],
+    out: &mut Steps,
+) {
+    for node in 0..NODES {
+        let (c, d) = (node / 9, node % 9);
+        for placing in [true, false] {
+            let n = if placing {
+                best.place[node]
+            } else {
+                best.nodes[node]
+            };
+            if n == u8::MAX || score(kind, n) != low {
+                continue;
+            }
+            let seen = if placing { &mut *placed } else { &mut *done };
+            if seen[d] >> c & 1 == 1 {
+                continue; // proved already by a chain of an earlier kind
+            }
+            seen[d] |= 1u128 << c;
+            let technique = match kind {
+                Kind::X if n <= 4 => Technique::TurbotFish,
+                Kind::X => Technique::XChain,
+                Kind::Xy => Technique::XyChain,
+                Kind::Aic => Technique::Aic,
+            };
+            let mut step = Step::new(technique);
+            step.tenths = low;
+            step.length = n;
+            if placing {
+                step.place = Some((c as u8, d as u8 + 1));
+                step.cells = 1u128 << c;
+                step.digits = 1 << d;
+            } else {
+                step.eliminations[d] = 1u128 << c;
+                let (a, b) = best.ends[node];
+                step.cells = 1u128 << (a / 9) | 1u128 << (b / 9);
+                step.digits = 1 << (a % 9) | 1 << (b % 9);
+            }
+            out.push(step);
+        }
+    }
+}
+
+/// Breadth-first search of the chains from `start` assumed false.
+fn search(
+    s: &State,
+    masks: &[u128; 9],
+    kind: Kind,
+    start: usize,
+    queue: &mut [u16; 2 * NODES],
+    best: &mut Best,
+) {
+    // Visited: bit `c` of `on[d]` / `off[d]`.
+    let mut on = [0u128; 9];
+    let mut off = [0u128; 9];
+    let (c0, d0) = (start / 9, start % 9);
+    off[d0] |= 1u128 << c0;
+    // Queue entries: node * 2 + (1 if on), with their node counts alongside.
+    let mut counts = [0u8; 2 * NODES];
+    let (mut head, mut tail) = (0usize, 0usize);
+    queue[tail] = (start * 2) as u16;
+    counts[tail] = 1;
+    tail += 1;
+    while head < tail {
+        let entry = usize::from(queue[head]);
+        let count = counts[head];
+        head += 1;
+        if count >= 60 {
+            break;
+        }
+        let (node, is_on) = (entry / 2, entry % 2 == 1);
+        let (c, d) = (node / 9, node % 9);
+        if !is_on {
+            // Strong links: node false makes these true.
+            let mut visit =
+                |c2: usize, d2: usize, queue: &mut [u16; 2 * NODES], tail: &mut usize| {
+                    if on[d2] >> c2 & 1 == 0 {
+                        on[d2] |= 1u128 << c2;
+                        queue[*tail] = ((c2 * 9 + d2) * 2 + 1) as u16;
+                        counts[*tail] = count + 1;
+                        *tail += 1;
+                        record(s, masks, start, c2 * 9 + d2, count + 1, best);
+                    }
+                };
+            if kind != Kind::X && s.cand[c].count_ones() == 2 {
+                let d2 = (s.cand[c] & !(1 << d)).trailing_zeros() as usize;
+                visit(c, d2, queue, &mut tail);
+            }
+            if kind != Kind::Xy {
+                for &u in &CELL_UNITS[c] {
+                    let places = masks[d] & UNIT_MASK[usize::from(u)];
+                    if places.count_ones() == 2 {
+                        let c2 = (places & !(1u128 << c)).trailing_zeros() as usize;
+                        visit(c2, d, queue, &mut tail);
+                    }
+                }
+            }
+        } else {
+            // Weak links: node true makes these false.
+            let same_digit = masks[d] & PEERS[c] & !off[d];
+            for c2 in cells_of(same_digit) {
+                off[d] |= 1u128 << c2;
+                queue[tail] = ((c2 * 9 + d) * 2) as u16;
+                counts[tail] = count + 1;
+                tail += 1;
+            }
+            if kind == Kind::Aic {
+                for d2 in digits_of(s.cand[c] & !(1 << d)) {
+                    if off[d2] >> c & 1 == 0 {
+                        off[d2] |= 1u128 << c;
+                        queue[tail] = ((c * 9 + d2) * 2) as u16;
+                        counts[tail] = count + 1;
+                        tail += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A chain from `start` (false) to `end` (then true) of `nodes` candidates proves that one of
+/// them is true: records what that removes (or, when the chain returns to its start, places).
+fn record(s: &State, masks: &[u128; 9], start: usize, end: usize, nodes: u8, best: &mut Best) {
+    let (c0, d0) = (start / 9, start % 9);
+    let (c1, d1) = (end / 9, end % 9);
+    let mut note = |target: usize| {
+        if nodes < best.nodes[target] {
+            best.nodes[target] = nodes;
+            best.ends[target] = (start as u16, end as u16);
+        }
+    };
+    if start == end {
+        if nodes < best.place[start] {
+            best.place[start] = nodes;
+        }
+    } else if d0 == d1 {
+        for c in cells_of(masks[d0] & PEERS[c0] & PEERS[c1]) {
+            note(c * 9 + d0);
+        }
+    } else if c0 == c1 {
+        for d in digits_of(s.cand[c0] & !(1 << d0 | 1 << d1)) {
+            note(c0 * 9 + d);
+        }
+    } else if PEERS[c0] >> c1 & 1 == 1 {
+        if s.cand[c0] >> d1 & 1 == 1 {
+            note(c0 * 9 + d1);
+        }
+        if s.cand[c1] >> d0 & 1 == 1 {
+            note(c1 * 9 + d0);
+        }
+    }
+}
+
+/// Nishio: a candidate assumed true, followed for its digit alone (the digit leaves the peers, a
+/// unit left with one place takes it), leaves a unit no place for the digit: it goes.
+pub(super) fn nishio(s: &State, out: &mut Steps) {
+    let masks = s.digit_masks();
+    let mut found = [(0usize, 0usize, 0u8); NODES];
+    let mut n = 0;
+    let mut low = u8::MAX;
+    for (d, &m0) in masks.iter().enumerate() {
+        let placed0 = s.placed_mask(d);
+        for c in cells_of(m0) {
+            let (mut m, mut placed) = (m0 & !PEERS[c] & !(1u128 << c), placed0 | 1u128 << c);
+            let mut count = 1u32;
+            // In waves, each from the last wave's board, so the count is the same in any cell
+            // order.
+            let contradiction = loop {
+                let mut wave = 0u128;
+                let mut dead = false;
+                for u in &UNIT_MASK {
+                    if placed & u != 0 {
+                        continue;
+                    }
+                    let p = m & u;
+                    dead |= p == 0;
+                    if p.count_ones() == 1 {
+                        wave |= p;
+                    }
+                }
+                if dead {
+                    break true;
+                }
+                if wave == 0 {
+                    break false;
+                }
+                let mut clash = false;
+                for c2 in cells_of(wave) {
+                    clash |= PEERS[c2] & wave != 0;
+                    m &= !PEERS[c2];
+                }
+                m &= !wave;
+                placed |= wave;
+                count += wave.count_ones();
+                if clash {
+                    break true;
+                }
+            };
+            if contradiction {
+                let score = Technique::Nishio.se() + length_tenths(count + 1);
+                low = low.min(score);
+                if n < found.len() {
+                    found[n] = (c, d, score);
+                    n += 1;
+                }
+            }
+        }
+    }
+    for &(c, d, score) in &found[..n] {
+        if score == low {
+            let mut step = Step::new(Technique::Nishio);
+            step.tenths = score;
+            step.eliminations[d] = 1u128 << c;
+            step.cells = 1u128 << c;
+            step.digits = 1 << d;
+            out.push(step);
+        }
+    }
+}
+
+/// A board as one bitset of candidate cells per digit, and the cells each digit fills: what
+/// the forcing chains follow.
+#[derive(Clone, Copy)]
+struct Bits {
+    cand: [u128; 9],
+    placed: [u128; 9],
+}
+
+impl Bits {
+    fn of(s: &State) -> Bits {
+        let mut placed = [0u128; 9];
+        for c in 0..CELLS {
+            if s.value[c] != 0 {
+                placed[usize::from(s.value[c] - 1)] |= 1u128 << c;
+            }
+        }
+        Bits {
+            cand: s.digit_masks(),
+            placed,
+        }
+    }
+
+    /// Places `d` in `c`; false if a peer already holds `d`.
+    fn place(&mut self, c: usize, d: usize) -> bool {
+        let ok = self.placed[d] & PEERS[c] == 0;
+        self.placed[d] |= 1u128 << c;
+        self.cand[d] &= !PEERS[c];
+        for m in &mut self.cand {
+            *m &= !(1u128 << c);
+        }
+        ok
+    }
+
+    /// Places naked and hidden singles until none is left, in waves (each from the last wave's
+    /// board, so the count is the same in any cell order); returns the number placed and
+    /// whether they end in a contradiction (a wave that meets one counts whole).
+    fn singles(&mut self) -> (u32, bool) {
+        let mut count = 0;
+        loop {
+            let (mut one, mut two, mut filled) = (0u128, 0u128, 0u128);
+            for d in 0..9 {
+                two |= one & self.cand[d];
+                one |= self.cand[d];
+                filled |= self.placed[d];
+            }
+            let all = (1u128 << CELLS) - 1;
+            if all & !filled & !one != 0 {
+                return (count, true); // an empty cell without a candidate
+            }
+            let naked = one & !two;
+            let mut wave = [0u128; 9];
+            let mut any = 0u128;
+            for d in 0..9 {
+                let mut w = self.cand[d] & naked;
+                for u in &UNIT_MASK {
+                    if self.placed[d] & u != 0 {
+                        continue;
+                    }
+                    let p = self.cand[d] & u;
+                    if p == 0 {
+                        return (count, true); // a digit with no place in a unit
+                    }
+                    if p & (p - 1) == 0 {
+                        w |= p;
+                    }
+                }
+                wave[d] = w;
+                any |= w;
+            }
+            if any == 0 {
+                return (count, false);
+            }
+            let size = any.count_ones();
+            let mut clash = wave.iter().map(|w| w.count_ones()).sum::<u32>() != size;
+            for (d, &w) in wave.iter().enumerate() {
+                for c in cells_of(w) {
+                    clash |= !self.place(c, d);
+                }
+            }
+            count += size;
+            if clash {
+                return (count, true);
+            }
+        }
+    }
+}
+
+/// Dynamic forcing chains (contradiction): a candidate assumed true, followed through naked and
+/// hidden singles of every digit, ends in a contradiction: it goes.
+pub(super) fn dynamic(s: &State, out: &mut Steps) {
+    let mut found = [(0usize, 0usize, 0u8); NODES];
+    let mut n = 0;
+    let mut low = u8::MAX;
+    let bits = Bits::of(s);
+    for c in 0..CELLS {
+        for d in digits_of(s.cand[c]) {
+            let mut t = bits;
+            let (count, contradiction) = if t.place(c, d) {
+                t.singles()
+            } else {
+                (0, true)
+            };
+            if !contradiction {
+                continue;
+            }
+            let score = Technique::DynamicForcingChain.se() + length_tenths(2 * count + 2);
+            low = low.min(score);
+            if n < found.len() {
+                found[n] = (c, d, score);
+                n += 1;
+            }
+        }
+    }
+    for &(c, d, score) in &found[..n] {
+        if score == low {
+            let mut step = Step::new(Technique::DynamicForcingChain);
+            step.tenths = score;
+            step.eliminations[d] = 1u128 << c;
+            step.cells = 1u128 << c;
+            step.digits = 1 << d;
+            out.push(step);
+        }
+    }
+}
+
+/// The rungs a trial runs inside an assumption: every pattern below the chains, without the
+/// uniqueness techniques.
+const INNER: &[Rung] = &[
+    Rung::FullHouse,
+    Rung::HiddenSingleBox,
+    Rung::HiddenSingle,
+    Rung::DirectLocking,
+    Rung::DirectHiddenPair,
+    Rung::NakedSingle,
+    Rung::DirectHiddenTriple,
+    Rung::Locking,
+    Rung::NakedPair,
+    Rung::XWing,
+    Rung::HiddenPair,
+    Rung::NakedTriple,
+    Rung::Swordfish,
+    Rung::HiddenTriple,
+    Rung::XyWing,
+    Rung::XyzWing,
+    Rung::NakedQuad,
+    Rung::Jellyfish,
+    Rung::HiddenQuad,
+];
+
+/// Trial (depth 1): a candidate assumed true, followed through every pattern technique below the
+/// chains, ends in a contradiction: it goes.
+pub(super) fn trial(s: &State, out: &mut Steps) {
+    let mut inner = Steps::new();
+    for c in 0..CELLS {
+        for d in digits_of(s.cand[c]) {
+            let mut t = *s;
+            let mut contradiction = t.place(c, d).is_err() || t.check().is_err();
+            while !contradiction && !t.solved() {
+                inner.clear();
+                if !run_rungs(&t, INNER, &mut inner, false) {
+                    break;
+                }
+                contradiction = t.apply(inner.steps()).is_err();
+            }
+            if contradiction {
+                let mut step = Step::new(Technique::Trial);
+                step.length = 1;
+                step.eliminations[d] = 1u128 << c;
+                step.cells = 1u128 << c;
+                step.digits = 1 << d;
+                out.push(step);
+            }
+        }
+    }
+}

@@ -1,0 +1,866 @@
+//! Human-style grading: a logical solver that applies a fixed ladder of techniques, always the
+//! easiest that makes progress, and scores the puzzle on the Sudoku Explainer (SE) scale.
+//!
+//! The ladder ([`Technique`], easiest first) is walked from the bottom at every round: the first
+//! rung that finds anything applies *every* instance it finds in the current candidates at once
+//! (each instance is one [`Step`]), then the walk starts again from the bottom. Because each rung
+//! looks at the whole grid at once, the rounds, the steps, the hardest technique and the score
+//! are a function of the puzzle's candidates alone, not of a cell order: every isomorph of a
+//! puzzle gets the same [`Grade`].
+//!
+//! What the ladder cannot finish falls to *trial*: a candidate is assumed and the ladder (up to
+//! the chains) run from there; a contradiction removes it. Trial that needs more than one level
+//! of nesting is not searched: the grade then says "trial, depth 2 or more".
+//!
+//! Uniqueness techniques (unique rectangles, BUG+1) assume the puzzle has one solution; they are
+//! used only when it has (the grader counts solutions first), so puzzles with several solutions
+//! are graded without them, and end in trial.
+//!
+//! Everything is on the stack: grading a record allocates nothing.
+
+// Cells and digits index several tables at once: plain index loops read best.
+#![allow(clippy::needless_range_loop)]
+
+mod basic;
+mod chains;
+mod wings;
+
+use crate::grid::{Grid, CELLS, UNITS};
+use crate::solver;
+
+/// The version of the grading figures: it changes only when a puzzle's `se_estimate`,
+/// `hardest` or `grade` could change (a new technique, a different score).
+pub const GRADE_VERSION: u32 = 1;
+
+/// A technique of the ladder, easiest first; see [`Technique::se`] for the scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+#[allow(missing_docs)] // `name` says what each is
+pub enum Technique {
+    FullHouse,
+    HiddenSingleBox,
+    HiddenSingle,
+    DirectPointing,
+    DirectClaiming,
+    DirectHiddenPair,
+    NakedSingle,
+    DirectHiddenTriple,
+    Pointing,
+    Claiming,
+    NakedPair,
+    XWing,
+    HiddenPair,
+    NakedTriple,
+    Swordfish,
+    HiddenTriple,
+    XyWing,
+    XyzWing,
+    UniqueRectangle,
+    NakedQuad,
+    Jellyfish,
+    HiddenQuad,
+    BugPlusOne,
+    TurbotFish,
+    XChain,
+    XyChain,
+    Aic,
+    Nishio,
+    DynamicForcingChain,
+    Trial,
+}
+
+impl Technique {
+    /// Every technique, in ladder order.
+    pub const ALL: [Technique; 30] = [
+        Technique::FullHouse,
+        Technique::HiddenSingleBox,
+        Technique::HiddenSingle,
+        Technique::DirectPointing,
+        Technique::DirectClaiming,
+        Technique::DirectHiddenPair,
+        Technique::NakedSingle,
+        Technique::DirectHiddenTriple,
+        Technique::Pointing,
+        Technique::Claiming,
+        Technique::NakedPair,
+        Technique::XWing,
+        Technique::HiddenPair,
+        Technique::NakedTriple,
+        Technique::Swordfish,
+        Technique::HiddenTriple,
+        Technique::XyWing,
+        Technique::XyzWing,
+        Technique::UniqueRectangle,
+        Technique::NakedQuad,
+        Technique::Jellyfish,
+        Technique::HiddenQuad,
+        Technique::BugPlusOne,
+        Technique::TurbotFish,
+        Technique::XChain,
+        Technique::XyChain,
+        Technique::Aic,
+        Technique::Nishio,
+        Technique::DynamicForcingChain,
+        Technique::Trial,
+    ];
+
+    /// The technique's name, as the `hardest` column and `--explain` show it.
+    pub fn name(self) -> &'static str {
+        use Technique::*;
+        match self {
+            FullHouse => "Full House",
+            HiddenSingleBox => "Hidden Single (box)",
+            HiddenSingle => "Hidden Single",
+            DirectPointing => "Direct Pointing",
+            DirectClaiming => "Direct Claiming",
+            DirectHiddenPair => "Direct Hidden Pair",
+            NakedSingle => "Naked Single",
+            DirectHiddenTriple => "Direct Hidden Triple",
+            Pointing => "Pointing",
+            Claiming => "Claiming",
+            NakedPair => "Naked Pair",
+            XWing => "X-Wing",
+            HiddenPair => "Hidden Pair",
+            NakedTriple => "Naked Triple",
+            Swordfish => "Swordfish",
+            HiddenTriple => "Hidden Triple",
+            XyWing => "XY-Wing",
+            XyzWing => "XYZ-Wing",
+            UniqueRectangle => "Unique Rectangle",
+            NakedQuad => "Naked Quad",
+            Jellyfish => "Jellyfish",
+            HiddenQuad => "Hidden Quad",
+            BugPlusOne => "BUG+1",
+            TurbotFish => "Turbot Fish",
+            XChain => "X-Chain",
+            XyChain => "XY-Chain",
+            Aic => "AIC",
+            Nishio => "Nishio Forcing Chain",
+            DynamicForcingChain => "Dynamic Forcing Chain",
+            Trial => "Trial",
+        }
+    }
+
+    /// The technique's base score on the SE scale, in tenths (SE 1.2.1.3's figures, from the
+    /// `getDifficulty()` of its hint classes; see `docs/grading.md`). Chains add to it with their
+    /// length ([`length_tenths`]).
+    pub fn se(self) -> u8 {
+        use Technique::*;
+        match self {
+            FullHouse => 10,
+            HiddenSingleBox => 12,
+            HiddenSingle => 15,
+            DirectPointing => 17,
+            DirectClaiming => 19,
+            DirectHiddenPair => 20,
+            NakedSingle => 23,
+            DirectHiddenTriple => 25,
+            Pointing => 26,
+            Claiming => 28,
+            NakedPair => 30,
+            XWing => 32,
+            HiddenPair => 34,
+            NakedTriple => 36,
+            Swordfish => 38,
+            HiddenTriple => 40,
+            XyWing => 42,
+            XyzWing => 44,
+            UniqueRectangle => 45,
+            NakedQuad => 50,
+            Jellyfish => 52,
+            HiddenQuad => 54,
+            BugPlusOne => 56,
+            TurbotFish | XChain | XyChain => 66,
+            Aic => 70,
+            Nishio => 75,
+            DynamicForcingChain => 85,
+            Trial => 95,
+        }
+    }
+}
+
+impl std::fmt::Display for Technique {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// SE's length add for a chain of `nodes` links' worth of candidates, in tenths: 0.1 for each of
+/// the thresholds 4, 6, 8, 12, 16, 24, 32, ... (alternately times 3/2 and 4/3) that it exceeds.
+pub fn length_tenths(nodes: u32) -> u8 {
+    let (mut ceil, mut add, mut odd) = (4u32, 0u8, false);
+    while nodes > ceil {
+        add += 1;
+        ceil = if odd { ceil * 4 / 3 } else { ceil * 3 / 2 };
+        odd = !odd;
+    }
+    add
+}
+
+/// One step of a solution path: a technique applied at one place, what it placed and what it
+/// removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// The technique.
+    pub technique: Technique,
+    /// Its score on the SE scale, in tenths (the technique's base plus a chain's length add).
+    pub tenths: u8,
+    /// A cell (0-80) and the digit (1-9) placed in it, if the step places one.
+    pub place: Option<(u8, u8)>,
+    /// The candidates removed: bit `c` of `eliminations[d - 1]` is digit `d` removed from cell
+    /// `c`.
+    pub eliminations: [u128; 9],
+    /// The cells of the pattern (a subset, a fish's base cells, a chain's ends, an assumption).
+    pub cells: u128,
+    /// The digits of the pattern (bit `d - 1` for digit `d`).
+    pub digits: u16,
+    /// A chain's length in candidates, a trial's depth; 0 otherwise.
+    pub length: u8,
+    /// The unit of a single (0-8 rows, 9-17 columns, 18-26 boxes); `None` otherwise.
+    pub unit: Option<u8>,
+}
+
+impl Step {
+    fn new(technique: Technique) -> Step {
+        Step {
+            technique,
+            tenths: technique.se(),
+            place: None,
+            eliminations: [0; 9],
+            cells: 0,
+            digits: 0,
+            length: 0,
+            unit: None,
+        }
+    }
+
+    /// The step's score on the SE scale.
+    pub fn se(&self) -> f64 {
+        f64::from(self.tenths) / 10.0
+    }
+
+    /// The number of candidates the step removes.
+    pub fn removed(&self) -> u32 {
+        self.eliminations.iter().map(|m| m.count_ones()).sum()
+    }
+}
+
+impl std::fmt::Display for Step {
+    /// One line, as a hint system would show it: `Naked Pair (3.0): 3,7 in r1c2 r1c5; removes
+    /// r1c4<>3, r1c8<>7`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({:.1})", self.technique, self.se())?;
+        if self.length > 0 {
+            let what = if self.technique == Technique::Trial {
+                "depth"
+            } else {
+                "length"
+            };
+            write!(f, " [{what} {}]", self.length)?;
+        }
+        let mut sep = ":";
+        if self.digits != 0 {
+            write!(f, "{sep} ")?;
+            let mut first = true;
+            for d in 0..9 {
+                if self.digits >> d & 1 == 1 {
+                    write!(f, "{}{}", if first { "" } else { "," }, d + 1)?;
+                    first = false;
+                }
+            }
+            sep = "";
+            if self.cells != 0 {
+                write!(f, " in")?;
+            }
+        }
+        if self.cells != 0 {
+            if sep == ":" {
+                write!(f, ":")?;
+            }
+            for c in cells_of(self.cells) {
+                write!(f, " r{}c{}", c / 9 + 1, c % 9 + 1)?;
+            }
+            sep = "";
+        }
+        let _ = sep;
+        if let Some((cell, digit)) = self.place {
+            let sep = if self.cells == 0 && self.digits == 0 {
+                ":"
+            } else {
+                ";"
+            };
+            write!(
+                f,
+                "{sep} places {digit} in r{}c{}",
+                cell / 9 + 1,
+                cell % 9 + 1
+            )?;
+            if let Some(u) = self.unit {
+                let kind = ["row", "column", "box"][usize::from(u / 9)];
+                write!(f, " (the {kind}'s last place for {digit})")?;
+            }
+        }
+        if self.removed() > 0 {
+            write!(f, "; removes")?;
+            let mut first = true;
+            for (d, &m) in self.eliminations.iter().enumerate() {
+                for c in cells_of(m) {
+                    let comma = if first { "" } else { "," };
+                    write!(f, "{comma} r{}c{}<>{}", c / 9 + 1, c % 9 + 1, d + 1)?;
+                    first = false;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The grade of one puzzle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grade {
+    /// The hardest technique the path used.
+    pub hardest: Technique,
+    /// The SE-scale score, in tenths: the highest score of any step.
+    pub tenths: u8,
+    /// The number of steps of the path.
+    pub steps: u32,
+    /// With [`Technique::Trial`]: the nesting needed (1, or 2 meaning "2 or more"); else 0.
+    pub trial_depth: u8,
+    /// Whether the puzzle has exactly one solution (uniqueness techniques were allowed).
+    pub unique: bool,
+}
+
+impl Grade {
+    /// The SE-scale estimate: the highest score of any step.
+    pub fn se_estimate(&self) -> f64 {
+        f64::from(self.tenths) / 10.0
+    }
+
+    /// The grade's band, by the SE estimate: `easy` (hidden singles and direct locked candidates,
+    /// below 2.0), `medium` (below 2.6: naked singles, direct hidden subsets), `hard` (below 4.5:
+    /// locked candidates, subsets, basic fish, XY- and XYZ-wings), `fiendish` (below 6.5:
+    /// uniqueness, quads, jellyfish, BUG), `diabolical` (below 7.5: chains), `extreme` (forcing
+    /// chains), `trial`.
+    pub fn band(&self) -> &'static str {
+        match self.tenths {
+            _ if self.hardest == Technique::Trial => "trial",
+            0..=19 => "easy",
+            20..=25 => "medium",
+            26..=44 => "hard",
+            45..=64 => "fiendish",
+            65..=74 => "diabolical",
+            _ => "extreme",
+        }
+    }
+
+    /// The hardest technique as the `hardest` column writes it: its name, and for trial its
+    /// depth (`Trial depth 1`, `Trial depth 2+`).
+    pub fn hardest_text(&self) -> &'static str {
+        match (self.hardest, self.trial_depth) {
+            (Technique::Trial, 1) => "Trial depth 1",
+            (Technique::Trial, _) => "Trial depth 2+",
+            (t, _) => t.name(),
+        }
+    }
+}
+
+/// Grades `puzzle`; `None` when it has no solution.
+pub fn grade(puzzle: &Grid) -> Option<Grade> {
+    grade_with(puzzle, &mut |_| {})
+}
+
+/// Grades `puzzle` and returns its path too (for a hint system; this one allocates); `None` when
+/// it has no solution.
+pub fn explain(puzzle: &Grid) -> Option<(Grade, Vec<Step>)> {
+    let mut steps = Vec::new();
+    let grade = grade_with(puzzle, &mut |s| steps.push(*s))?;
+    Some((grade, steps))
+}
+
+/// Grades `puzzle`, handing each step of the path to `step` in order; `None` when it has no
+/// solution (then no step is handed over).
+pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
+    let found = solver::count(puzzle, 2).solutions;
+    if found == 0 {
+        return None;
+    }
+    let unique = found == 1;
+    let mut state = State::new(puzzle)?;
+    let mut grade = Grade {
+        hardest: Technique::FullHouse,
+        tenths: 0,
+        steps: 0,
+        trial_depth: 0,
+        unique,
+    };
+    let top = if unique { Rung::ALL } else { Rung::NOT_UNIQUE };
+    let mut buf = Steps::new();
+    while !state.solved() {
+        buf.clear();
+        let found = run_rungs(&state, top, &mut buf, true);
+        if buf.len == 0 {
+            // Trial of depth 2 or more: not searched.
+            let mut s = Step::new(Technique::Trial);
+            s.length = 2;
+            s.tenths = TRIAL2_TENTHS;
+            grade.note(&s);
+            grade.trial_depth = 2;
+            step(&s);
+            break;
+        }
+        let _ = found;
+        for s in buf.steps() {
+            grade.note(s);
+            if s.technique == Technique::Trial {
+                grade.trial_depth = grade.trial_depth.max(s.length);
+            }
+            step(s);
+        }
+        if state.apply_unchecked(buf.steps()).is_err() {
+            // Sound steps never clash; stop rather than loop.
+            break;
+        }
+    }
+    if grade.steps == 0 {
+        // A full grid: nothing to do.
+        grade.tenths = 0;
+    }
+    Some(grade)
+}
+
+/// The score of a trial that needs two levels of nesting or more.
+const TRIAL2_TENTHS: u8 = 105;
+
+impl Grade {
+    fn note(&mut self, s: &Step) {
+        self.steps += 1;
+        if s.tenths > self.tenths || (s.tenths == self.tenths && s.technique > self.hardest) {
+            self.tenths = s.tenths;
+            self.hardest = s.technique;
+        } else if s.technique > self.hardest && self.hardest != Technique::Trial {
+            // The score decides; a technique with a lower score never replaces the hardest.
+        }
+    }
+}
+
+/// The rungs of the ladder: which families run, in order, and where trial stops.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Rung {
+    FullHouse,
+    HiddenSingleBox,
+    HiddenSingle,
+    DirectLocking,
+    DirectHiddenPair,
+    NakedSingle,
+    DirectHiddenTriple,
+    Locking,
+    NakedPair,
+    XWing,
+    HiddenPair,
+    NakedTriple,
+    Swordfish,
+    HiddenTriple,
+    XyWing,
+    XyzWing,
+    UniqueRectangle,
+    NakedQuad,
+    Jellyfish,
+    HiddenQuad,
+    Bug,
+    Chains,
+    Nishio,
+    Dynamic,
+    Trial,
+}
+
+impl Rung {
+    /// The whole ladder.
+    const ALL: &'static [Rung] = &[
+        Rung::FullHouse,
+        Rung::HiddenSingleBox,
+        Rung::HiddenSingle,
+        Rung::DirectLocking,
+        Rung::DirectHiddenPair,
+        Rung::NakedSingle,
+        Rung::DirectHiddenTriple,
+        Rung::Locking,
+        Rung::NakedPair,
+        Rung::XWing,
+        Rung::HiddenPair,
+        Rung::NakedTriple,
+        Rung::Swordfish,
+        Rung::HiddenTriple,
+        Rung::XyWing,
+        Rung::XyzWing,
+        Rung::UniqueRectangle,
+        Rung::NakedQuad,
+        Rung::Jellyfish,
+        Rung::HiddenQuad,
+        Rung::Bug,
+        Rung::Chains,
+        Rung::Nishio,
+        Rung::Dynamic,
+        Rung::Trial,
+    ];
+    /// The ladder without the uniqueness techniques.
+    const NOT_UNIQUE: &'static [Rung] = &[
+        Rung::FullHouse,
+        Rung::HiddenSingleBox,
+        Rung::HiddenSingle,
+        Rung::DirectLocking,
+        Rung::DirectHiddenPair,
+        Rung::NakedSingle,
+        Rung::DirectHiddenTriple,
+        Rung::Locking,
+        Rung::NakedPair,
+        Rung::XWing,
+        Rung::HiddenPair,
+        Rung::NakedTriple,
+        Rung::Swordfish,
+        Rung::HiddenTriple,
+        Rung::XyWing,
+        Rung::XyzWing,
+        Rung::NakedQuad,
+        Rung::Jellyfish,
+        Rung::HiddenQuad,
+        Rung::Chains,
+        Rung::Nishio,
+        Rung::Dynamic,
+        Rung::Trial,
+    ];
+}
+
+/// Runs the rungs of `ladder` in order until one finds something (its steps are in `out`).
+/// Returns whether any did. Rungs at or above `Rung::Nishio` run only with `forcing`.
+pub(crate) fn run_rungs(state: &State, ladder: &[Rung], out: &mut Steps, forcing: bool) -> bool {
+    for &rung in ladder {
+        if !forcing && rung >= Rung::Nishio {
+            break;
+        }
+        match rung {
+            Rung::FullHouse => basic::full_house(state, out),
+            Rung::HiddenSingleBox => basic::hidden_singles(state, true, out),
+            Rung::HiddenSingle => basic::hidden_singles(state, false, out),
+            Rung::DirectLocking => basic::locking(state, true, out),
+            Rung::DirectHiddenPair => basic::hidden_sets(state, 2, true, out),
+            Rung::NakedSingle => basic::naked_singles(state, out),
+            Rung::DirectHiddenTriple => basic::hidden_sets(state, 3, true, out),
+            Rung::Locking => basic::locking(state, false, out),
+            Rung::NakedPair => basic::naked_sets(state, 2, out),
+            Rung::XWing => basic::fish(state, 2, out),
+            Rung::HiddenPair => basic::hidden_sets(state, 2, false, out),
+            Rung::NakedTriple => basic::naked_sets(state, 3, out),
+            Rung::Swordfish => basic::fish(state, 3, out),
+            Rung::HiddenTriple => basic::hidden_sets(state, 3, false, out),
+            Rung::XyWing => wings::xy_wing(state, out),
+            Rung::XyzWing => wings::xyz_wing(state, out),
+            Rung::UniqueRectangle => wings::unique_rectangles(state, out),
+            Rung::NakedQuad => basic::naked_sets(state, 4, out),
+            Rung::Jellyfish => basic::fish(state, 4, out),
+            Rung::HiddenQuad => basic::hidden_sets(state, 4, false, out),
+            Rung::Bug => wings::bug_plus_one(state, out),
+            Rung::Chains => chains::chains(state, out),
+            Rung::Nishio => chains::nishio(state, out),
+            Rung::Dynamic => chains::dynamic(state, out),
+            Rung::Trial => chains::trial(state, out),
+        }
+        if out.len > 0 {
+            return true;
+        }
+    }
+    false
+}
+
+/// The steps one rung found, on the stack.
+pub(crate) struct Steps {
+    buf: [Step; STEPS],
+    pub(crate) len: usize,
+}
+
+/// The most steps one rung records in one round (more are found in the next round).
+const STEPS: usize = 96;
+
+impl Steps {
+    pub(crate) fn new() -> Steps {
+        Steps {
+            buf: [Step::new(Technique::Trial); STEPS],
+            len: 0,
+        }
+    }
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+    pub(crate) fn steps(&self) -> &[Step] {
+        &self.buf[..self.len]
+    }
+    /// Records a step. When the buffer is full, a step's removals join the last step's (so
+    /// what a round removes never depends on the order its steps were found in) and a step
+    /// that places is left for the next round.
+    pub(crate) fn push(&mut self, step: Step) {
+        if self.len == STEPS {
+            if step.place.is_none() {
+                let last = &mut self.buf[STEPS - 1];
+                for (e, m) in last.eliminations.iter_mut().zip(step.eliminations) {
+                    *e |= m;
+                }
+                last.tenths = last.tenths.max(step.tenths);
+                last.technique = last.technique.max(step.technique);
+            }
+            return;
+        }
+        self.buf[self.len] = step;
+        self.len += 1;
+    }
+}
+
+/// A board of the logical solver: the values placed and the candidates of the empty cells.
+#[derive(Clone, Copy)]
+pub(crate) struct State {
+    /// Candidates of each cell (bit `d` for digit `d + 1`); 0 for a filled cell.
+    pub(crate) cand: [u16; CELLS],
+    /// Values, 0 for empty.
+    pub(crate) value: [u8; CELLS],
+    /// The digits placed in each unit (bit `d` for digit `d + 1`).
+    pub(crate) units: [u16; 27],
+}
+
+/// A contradiction: a cell with no candidate, a digit with no place in a unit, or a digit twice
+/// in a unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Contradiction;
+
+/// The cells of each unit as a bitset.
+pub(crate) const UNIT_MASK: [u128; 27] = {
+    let mut m = [0u128; 27];
+    let mut u = 0;
+    while u < 27 {
+        let mut i = 0;
+        while i < 9 {
+            m[u] |= 1u128 << UNITS[u][i];
+            i += 1;
+        }
+        u += 1;
+    }
+    m
+};
+
+/// The three units (row, column, box) of each cell.
+pub(crate) const CELL_UNITS: [[u8; 3]; CELLS] = {
+    let mut t = [[0u8; 3]; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        t[c] = [
+            (c / 9) as u8,
+            (9 + c % 9) as u8,
+            (18 + c / 27 * 3 + c % 9 / 3) as u8,
+        ];
+        c += 1;
+    }
+    t
+};
+
+/// The 20 peers of each cell as a bitset.
+pub(crate) const PEERS: [u128; CELLS] = {
+    let mut p = [0u128; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let u = CELL_UNITS[c];
+        p[c] = (UNIT_MASK[u[0] as usize] | UNIT_MASK[u[1] as usize] | UNIT_MASK[u[2] as usize])
+            & !(1u128 << c);
+        c += 1;
+    }
+    p
+};
+
+/// The cells of a bitset, lowest first.
+pub(crate) fn cells_of(mut m: u128) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let c = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(c)
+        }
+    })
+}
+
+/// The digits (0-8) of a candidate mask, lowest first.
+pub(crate) fn digits_of(mut m: u16) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let d = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(d)
+        }
+    })
+}
+
+impl State {
+    /// The board of a puzzle's givens with every candidate they allow; `None` if two givens
+    /// clash.
+    pub(crate) fn new(puzzle: &Grid) -> Option<State> {
+        let mut s = State {
+            cand: [0x1ff; CELLS],
+            value: [0; CELLS],
+            units: [0; 27],
+        };
+        for (c, &v) in puzzle.cells().iter().enumerate() {
+            if v != 0 && s.place(c, usize::from(v - 1)).is_err() {
+                return None;
+            }
+        }
+        Some(s)
+    }
+
+    /// Places digit `d` (0-8) in cell `c`, removing it from the peers.
+    pub(crate) fn place(&mut self, c: usize, d: usize) -> Result<(), Contradiction> {
+        if self.value[c] != 0 {
+            return if usize::from(self.value[c]) == d + 1 {
+                Ok(())
+            } else {
+                Err(Contradiction)
+            };
+        }
+        if self.cand[c] >> d & 1 == 0 {
+            return Err(Contradiction);
+        }
+        self.value[c] = d as u8 + 1;
+        self.cand[c] = 0;
+        for &u in &CELL_UNITS[c] {
+            self.units[usize::from(u)] |= 1 << d;
+        }
+        let bit = !(1u16 << d);
+        for p in cells_of(PEERS[c]) {
+            if self.value[p] == d as u8 + 1 {
+                return Err(Contradiction);
+            }
+            self.cand[p] &= bit;
+        }
+        Ok(())
+    }
+
+    /// The candidate cells of every digit.
+    pub(crate) fn digit_masks(&self) -> [u128; 9] {
+        let mut m = [0u128; 9];
+        for c in 0..CELLS {
+            let mut k = self.cand[c];
+            while k != 0 {
+                let d = k.trailing_zeros() as usize;
+                k &= k - 1;
+                m[d] |= 1u128 << c;
+            }
+        }
+        m
+    }
+
+    /// The cells already holding digit `d` (0-8).
+    pub(crate) fn placed_mask(&self, d: usize) -> u128 {
+        let mut m = 0u128;
+        for c in 0..CELLS {
+            m |= u128::from(self.value[c] == d as u8 + 1) << c;
+        }
+        m
+    }
+
+    pub(crate) fn solved(&self) -> bool {
+        self.value.iter().all(|&v| v != 0)
+    }
+
+    /// Applies steps found on this same board: removals first, then placements; then checks
+    /// the board (see [`State::check`]).
+    pub(crate) fn apply(&mut self, steps: &[Step]) -> Result<(), Contradiction> {
+        self.apply_unchecked(steps)?;
+        self.check()
+    }
+
+    /// Applies steps found on this same board, checking only the placements: for the graded
+    /// puzzle itself, whose steps are sound (the tests check every one against the solution).
+    pub(crate) fn apply_unchecked(&mut self, steps: &[Step]) -> Result<(), Contradiction> {
+        for s in steps {
+            for (d, &m) in s.eliminations.iter().enumerate() {
+                for c in cells_of(m) {
+                    self.cand[c] &= !(1u16 << d);
+                }
+            }
+        }
+        for s in steps {
+            if let Some((c, d)) = s.place {
+                self.place(usize::from(c), usize::from(d - 1))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the board is still consistent: every empty cell has a candidate, every digit a
+    /// place or a value in every unit.
+    pub(crate) fn check(&self) -> Result<(), Contradiction> {
+        let mut empty_dead = false;
+        for c in 0..CELLS {
+            empty_dead |= self.value[c] == 0 && self.cand[c] == 0;
+        }
+        if empty_dead {
+            return Err(Contradiction);
+        }
+        for (unit, &placed) in UNITS.iter().zip(&self.units) {
+            let mut seen = placed;
+            for &c in unit {
+                seen |= self.cand[usize::from(c)];
+            }
+            if seen != 0x1ff {
+                return Err(Contradiction);
+            }
+        }
+        Ok(())
+    }
+
+    /// The grid of the values placed.
+    pub(crate) fn grid(&self) -> Grid {
+        Grid::from_cells(self.value).expect("values are 0-9")
+    }
+}
+
+/// The values the logical solver reaches on `puzzle` without trial (for tests): the grid after
+/// the ladder, stopped where it would need trial.
+pub fn logical_fill(puzzle: &Grid) -> Option<Grid> {
+    let mut state = State::new(puzzle)?;
+    let unique = solver::count(puzzle, 2).solutions == 1;
+    let top = if unique { Rung::ALL } else { Rung::NOT_UNIQUE };
+    let mut buf = Steps::new();
+    while !state.solved() {
+        buf.clear();
+        run_rungs(&state, top, &mut buf, true);
+        if buf.len == 0 || state.apply(buf.steps()).is_err() {
+            break;
+        }
+    }
+    Some(state.grid())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_adds_follow_se_thresholds() {
+        let adds: Vec<u8> = [4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 24, 25]
+            .map(length_tenths)
+            .into();
+        assert_eq!(adds, [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6]);
+    }
+
+    #[test]
+    fn tables() {
+        assert_eq!(PEERS[0].count_ones(), 20);
+        assert_eq!(PEERS[40].count_ones(), 20);
+        assert_eq!(CELL_UNITS[80], [8, 17, 26]);
+        let mut sorted = Technique::ALL;
+        sorted.sort();
+        assert_eq!(sorted, Technique::ALL);
+        for w in Technique::ALL.windows(2) {
+            assert!(w[0].se() <= w[1].se(), "{:?} {:?}", w[0], w[1]);
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! XY-Wing, XYZ-Wing, and the uniqueness techniques (unique rectangles, BUG+1).
+
+use super::{cells_of, digits_of, State, Step, Steps, Technique, CELL_UNITS, PEERS, UNIT_MASK};
+use crate::grid::CELLS;
+
+/// XY-Wing: a pivot `xy` seeing pincers `xz` and `yz`; `z` goes from the cells seeing both
+/// pincers.
+pub(super) fn xy_wing(s: &State, out: &mut Steps) {
+    wing(s, false, out)
+}
+
+/// XYZ-Wing: a pivot `xyz` seeing pincers `xz` and `yz`; `z` goes from the cells seeing all
+/// three.
+pub(super) fn xyz_wing(s: &State, out: &mut Steps) {
+    wing(s, true, out)
+}
+
+fn wing(s: &State, xyz: bool, out: &mut Steps) {
+    let masks = s.digit_masks();
+    let pivot_size = if xyz { 3 } else { 2 };
+    let mut bivalue = 0u128;
+    for c in 0..CELLS {
+        bivalue |= u128::from(s.cand[c].count_ones() == 2) << c;
+    }
+    for p in 0..CELLS {
+        let pc = s.cand[p];
+        if pc.count_ones() != pivot_size {
+            continue;
+        }
+        let wings = bivalue & PEERS[p];
+        for a in cells_of(wings) {
+            let ac = s.cand[a];
+            // The first pincer shares exactly one digit with the pivot (XY) or is inside it (XYZ).
+            let shared = ac & pc;
+            if (xyz && shared != ac) || (!xyz && shared.count_ones() != 1) {
+                continue;
+            }
+            for b in cells_of(wings & !((2u128 << a) - 1)) {
+                let bc = s.cand[b];
+                let (z, ok) = if xyz {
+                    let z = ac & bc;
+                    (
+                        z,
+                        bc & pc == bc && ac != bc && z.count_ones() == 1 && ac | bc == pc,
+                    )
+                } else {
+                    let z = ac & bc;
+                    let ok = z.count_ones() == 1
+                        && z & pc == 0
+                        && (ac | bc) & pc == pc
+                        && (ac ^ bc) == pc;
+                    (z, ok)
+                };
+                if !ok {
+                    continue;
+                }
+                let d = z.trailing_zeros() as usize;
+                let mut seen = PEERS[a] & PEERS[b];
+                if xyz {
+                    seen &= PEERS[p];
+                }
+                let elim = masks[d] & seen & !(1u128 << p);
+                if elim == 0 {
+                    continue;
+                }
+                let mut step = Step::new(if xyz {
+                    Technique::XyzWing
+                } else {
+                    Technique::XyWing
+                });
+                step.eliminations[d] = elim;
+                step.cells = 1u128 << p | 1u128 << a | 1u128 << b;
+                step.digits = pc | ac | bc;
+                out.push(step);
+            }
+        }
+    }
+}
+
+/// Unique rectangles of types 1, 2 and 4 (the puzzle has one solution): four cells in two rows,
+/// two columns and two boxes that would otherwise be left with the same two candidates, which
+/// would allow two solutions.
+pub(super) fn unique_rectangles(s: &State, out: &mut Steps) {
+    let masks = s.digit_masks();
+    for r1 in 0..9 {
+        for r2 in r1 + 1..9 {
+            for c1 in 0..9 {
+                for c2 in c1 + 1..9 {
+                    if (r1 / 3 == r2 / 3) == (c1 / 3 == c2 / 3) {
+                        continue; // the four cells must span exactly two boxes
+                    }
+                    let cells = [r1 * 9 + c1, r1 * 9 + c2, r2 * 9 + c1, r2 * 9 + c2];
+                    if cells.iter().any(|&c| s.value[c] != 0) {
+                        continue;
+                    }
+                    let common = cells.iter().fold(0x1ff, |a, &c| a & s.cand[c]);
+                    if common.count_ones() < 2 {
+                        continue;
+                    }
+                    for a in digits_of(common) {
+                        for b in digits_of(common & !((2u16 << a) - 1)) {
+                            let pair = 1u16 << a | 1 << b;
+                            rectangle(s, &masks, cells, pair, out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn rectangle(s: &State, masks: &[u128; 9], cells: [usize; 4], pair: u16, out: &mut Steps) {
+    let exact: Vec4 = Vec4::of(cells, |c| s.cand[c] == pair);
+    let all = cells.iter().fold(0u128, |a, &c| a | 1u128 << c);
+    let mut step = Step::new(Technique::UniqueRectangle);
+    step.cells = all;
+    step.digits = pair;
+    match exact.count {
+        3 => {
+            // Type 1: the fourth cell cannot be either digit.
+            let c = exact.others[0];
+            for d in digits_of(pair) {
+                step.eliminations[d] |= 1u128 << c;
+            }
+        }
+        2 => {
+            let (r1, r2) = (exact.others[0], exact.others[1]);
+            let (e1, e2) = (s.cand[r1] & !pair, s.cand[r2] & !pair);
+            if e1 == e2 && e1.count_ones() == 1 {
+                // Type 2: one of the two roof cells holds the extra digit.
+                let d = e1.trailing_zeros() as usize;
+                step.eliminations[d] = masks[d] & PEERS[r1] & PEERS[r2];
+            }
+            // Type 4: a digit of the pair confined to the roof cells in a unit they share: the
+            // other digit goes from both.
+            let roof = 1u128 << r1 | 1u128 << r2;
+            for &u in &CELL_UNITS[r1] {
+                if UNIT_MASK[usize::from(u)] & roof != roof {
+                    continue;
+                }
+                for d in digits_of(pair) {
+                    if masks[d] & UNIT_MASK[usize::from(u)] == roof {
+                        let other = (pair & !(1 << d)).trailing_zeros() as usize;
+                        step.eliminations[other] |= roof;
+                    }
+                }
+            }
+        }
+        _ => return,
+    }
+    if step.removed() > 0 {
+        out.push(step);
+    }
+}
+
+/// Which of four cells pass a test, and the others.
+struct Vec4 {
+    count: usize,
+    others: [usize; 4],
+}
+
+impl Vec4 {
+    fn of(cells: [usize; 4], test: impl Fn(usize) -> bool) -> Vec4 {
+        let mut v = Vec4 {
+            count: 0,
+            others: [0; 4],
+        };
+        let mut k = 0;
+        for c in cells {
+            if test(c) {
+                v.count += 1;
+            } else {
+                v.others[k] = c;
+                k += 1;
+            }
+        }
+        v
+    }
+}
+
+/// BUG+1 (the puzzle has one solution): every empty cell has two candidates but one, which has
+/// three; the digit that would otherwise appear three times in its units goes there.
+pub(super) fn bug_plus_one(s: &State, out: &mut Steps) {
+    let mut triple = None;
+    for c in 0..CELLS {
+        match s.cand[c].count_ones() {
+            0 | 2 => {}
+            3 if triple.is_none() => triple = Some(c),
+            _ => return,
+        }
+    }
+    let Some(c) = triple else { return };
+    let masks = s.digit_masks();
+    for d in digits_of(s.cand[c]) {
+        let three = CELL_UNITS[c]
+            .iter()
+            .all(|&u| (masks[d] & UNIT_MASK[usize::from(u)]).count_ones() == 3);
+        if three {
+            let mut step = Step::new(Technique::BugPlusOne);
+            step.place = Some((c as u8, d as u8 + 1));
+            step.cells = 1u128 << c;
+            out.push(step);
+            return;
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! The grader: every placement and every removal of every step agrees with the solution the
+//! solver finds; a path that finishes without trial ends on that solution; the grade is the same
+//! for every isomorph of a puzzle.
+
+mod common;
+
+use sudoku_batch::grade::{grade, grade_with, logical_fill, Grade, Technique};
+use sudoku_batch::{Grid, Transform};
+
+/// Grades `text`, checking each step against the solution; returns the grade.
+fn checked(text: &str) -> Grade {
+    let puzzle = Grid::parse(text.as_bytes()).expect("a puzzle");
+    let solution = sudoku_batch::solve(&puzzle).solution.expect("solvable");
+    let s = solution.cells();
+    let mut steps = 0u32;
+    let mut last = 0u8;
+    let g = grade_with(&puzzle, &mut |step| {
+        steps += 1;
+        if let Some((c, d)) = step.place {
+            assert_eq!(s[usize::from(c)], d, "{text}: {step} places a wrong digit");
+        }
+        for (d, &m) in step.eliminations.iter().enumerate() {
+            for (c, &v) in s.iter().enumerate() {
+                if m >> c & 1 == 1 {
+                    assert_ne!(
+                        usize::from(v),
+                        d + 1,
+                        "{text}: {step} removes the solution's digit"
+                    );
+                }
+            }
+        }
+        // Every step places or removes something, but the last word of a path that needs
+        // deeper trial than the grader searches.
+        let deeper = step.technique == Technique::Trial && step.length == 2;
+        assert!(
+            step.place.is_some() || step.removed() > 0 || deeper,
+            "{text}: {step} does nothing"
+        );
+        last = last.max(step.tenths);
+    })
+    .expect("solvable");
+    assert_eq!(g.steps, steps, "{text}");
+    assert_eq!(g.tenths, last, "{text}");
+    // The values the ladder reaches agree with the solution; all of them unless it needed trial.
+    let filled = logical_fill(&puzzle).unwrap();
+    for (i, (&v, &w)) in filled.cells().iter().zip(s).enumerate() {
+        assert!(v == 0 || v == w, "{text}: cell {i}");
+    }
+    if g.hardest != Technique::Trial && g.unique {
+        assert_eq!(filled, solution, "{text}: the ladder finished elsewhere");
+    }
+    g
+}
+
+fn shipped(name: &str, n: usize) -> Vec<String> {
+    common::puzzle_texts(&common::shipped(name))
+        .into_iter()
+        .take(n)
+        .collect()
+}
+
+#[test]
+fn every_step_of_shipped_puzzles_agrees_with_the_solution() {
+    let mut hardest = std::collections::BTreeMap::new();
+    for file in [
+        "generated_easy_2000.txt",
+        "generated_minimal_2000.txt",
+        "generated_unique25_2000.txt",
+        "sample.txt",
+    ] {
+        for p in shipped(file, 150) {
+            let g = checked(&p);
+            *hardest.entry(g.hardest).or_insert(0) += 1;
+        }
+    }
+    // The shipped sets reach well past singles.
+    assert!(hardest.len() >= 6, "{hardest:?}");
+}
+
+#[test]
+fn known_puzzles_grade_as_published() {
+    // A singles-only classic: hidden singles in boxes and elsewhere, at most a naked single.
+    let easy = checked(
+        "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79",
+    );
+    assert!(easy.tenths <= 23, "{easy:?}");
+    // "AI Escargot" needs far more than patterns.
+    let hard = checked(
+        "1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..",
+    );
+    assert!(hard.tenths >= 75, "{hard:?}");
+    // A full grid has nothing to do.
+    let full = "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+    let g = grade(&Grid::parse(full.as_bytes()).unwrap()).unwrap();
+    assert_eq!((g.steps, g.tenths), (0, 0));
+    // No solution: no grade.
+    let mut cells = [0u8; 81];
+    cells[..8].copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    cells[80] = 9;
+    assert_eq!(grade(&Grid::from_cells(cells).unwrap()), None);
+}
+
+fn isomorphs_agree(puzzles: &[String], seed: u64) {
+    for (i, p) in puzzles.iter().enumerate() {
+        let puzzle = Grid::parse(p.as_bytes()).unwrap();
+        let g = grade(&puzzle).unwrap();
+        for k in 0..3 {
+            let moved = Transform::random(seed + 10 * i as u64 + k).apply(&puzzle);
+            let h = grade(&moved).unwrap();
+            assert_eq!(g, h, "{p}: isomorph {k} grades differently");
+        }
+    }
+}
+
+#[test]
+fn grades_are_the_same_for_isomorphs() {
+    let mut puzzles = shipped("generated_minimal_2000.txt", 60);
+    puzzles.extend(shipped("generated_unique25_2000.txt", 40));
+    isomorphs_agree(&puzzles, 1);
+}
+
+fn public(file: &str, n: usize) -> Vec<String> {
+    let all = common::data_puzzles(file);
+    let step = (all.len() / n).max(1);
+    all.into_iter().step_by(step).take(n).collect()
+}
+
+#[test]
+#[ignore = "needs SUDOKU_DATA_DIR"]
+fn every_step_of_public_puzzles_agrees_with_the_solution() {
+    for (file, n) in [
+        ("puzzles2_17_clue", 300),
+        ("puzzles3_magictour_top1465", 150),
+        ("puzzles5_forum_hardest_1905_11+", 10),
+        ("puzzles6_forum_hardest_1106", 10),
+        ("puzzles7_serg_benchmark", 100),
+    ] {
+        for p in public(file, n) {
+            let g = checked(&p);
+            if file.contains("serg") {
+                assert!(!g.unique && g.hardest == Technique::Trial, "{p}: {g:?}");
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs SUDOKU_DATA_DIR"]
+fn public_grades_are_the_same_for_isomorphs() {
+    isomorphs_agree(&public("puzzles3_magictour_top1465", 60), 7);
+    isomorphs_agree(&public("puzzles2_17_clue", 60), 8);
+    isomorphs_agree(&public("puzzles7_serg_benchmark", 30), 9);
+}
+
+fn bin() -> assert_cmd::Command {
+    assert_cmd::Command::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+}
+
+#[test]
+fn the_grade_command_answers_line_and_csv_input_with_bad_records_in_place() {
+    let puzzles = shipped("generated_minimal_2000.txt", 30);
+    let mut lines = puzzles.join("\n");
+    lines.push_str("\n12345\n");
+    let out = bin()
+        .args(["grade", "-q"])
+        .write_stdin(lines)
+        .assert()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let got: Vec<&str> = text.lines().collect();
+    assert_eq!(got.len(), 31);
+    for (p, line) in puzzles.iter().zip(&got) {
+        let g = grade(&Grid::parse(p.as_bytes()).unwrap()).unwrap();
+        let want = format!("{:.1} {} {}", g.se_estimate(), g.band(), g.hardest_text());
+        assert_eq!(*line, want);
+    }
+    assert_eq!(got[30], "invalid: expected 81 cells, found 5");
+
+    let mut csv = String::from("id,puzzle\n");
+    for (i, p) in puzzles.iter().enumerate().take(5) {
+        csv.push_str(&format!("{i},{p}\n"));
+    }
+    csv.push_str("5,oops\n");
+    let out = bin()
+        .args(["grade", "-q"])
+        .write_stdin(csv)
+        .assert()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows[0], "id,puzzle,grade,se_estimate,hardest,steps,status");
+    for (i, p) in puzzles.iter().enumerate().take(5) {
+        let g = grade(&Grid::parse(p.as_bytes()).unwrap()).unwrap();
+        let want = format!(
+            "{i},{p},{},{:.1},{},{},ok",
+            g.band(),
+            g.se_estimate(),
+            g.hardest_text(),
+            g.steps
+        );
+        assert_eq!(rows[i + 1], want);
+    }
+    assert_eq!(
+        rows[6],
+        "5,oops,,,,,\"invalid: expected 81 cells, found 4\""
+    );
+}
+
+#[test]
+fn explain_prints_each_step_and_the_grade() {
+    let p = &shipped("generated_minimal_2000.txt", 1)[0];
+    let (g, steps) = sudoku_batch::grade::explain(&Grid::parse(p.as_bytes()).unwrap()).unwrap();
+    let out = bin()
+        .args(["grade", "--explain"])
+        .write_stdin(format!("{p}\n"))
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), steps.len() + 3, "{text}");
+    assert_eq!(lines[1], format!("   1. {}", steps[0]));
+    assert!(lines[steps.len() + 1].starts_with(&format!("grade: {:.1} ", g.se_estimate())));
+}
+
+#[test]
+fn the_long_version_names_the_grade_version() {
+    let out = bin().arg("--version").assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let want = format!("grade version: {}", sudoku_batch::grade::GRADE_VERSION);
+    assert!(text.lines().any(|l| l == want), "{text}");
+}
