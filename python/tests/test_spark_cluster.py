@@ -205,7 +205,23 @@ class Cluster:
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait(timeout=15)
+        # An executor launched between the listing and the workers' end would be orphaned: any
+        # process still working in the cluster's directories is one of ours, stopped by its PID.
+        left += kill_all(self.stray())
         return left + [p.pid for p in self.procs.values() if alive(p.pid)]
+
+    def stray(self):
+        """PIDs of running processes whose working directory is under the cluster's root."""
+        out = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and int(entry) != os.getpid():
+                try:
+                    cwd = os.readlink(f"/proc/{entry}/cwd")
+                except OSError:
+                    continue
+                if cwd.startswith(str(self.root) + os.sep) and alive(int(entry)):
+                    out.append(int(entry))
+        return out
 
 
 @pytest.fixture(scope="session")
@@ -220,6 +236,7 @@ def cluster(tmp_path_factory):
         left = c.down()
         assert not left, f"processes left after teardown: {[(p, cmdline(p)) for p in left]}"
         assert not any(alive(p) for p in started)
+        assert not c.stray(), f"processes left in the cluster's directories: {c.stray()}"
 
 
 def recipe_blocks():
