@@ -1051,7 +1051,9 @@ fn run_arrow(
                         match builder {
                             // The status, the last output when asked for (grade's text
                             // columns are answers).
-                            Answers::Text(b) if options.with_status && index + 1 == outputs.len() => {
+                            Answers::Text(b)
+                                if options.with_status && index + 1 == outputs.len() =>
+                            {
                                 b.push(|out| {
                                     outcome.write_status(out);
                                     true
