@@ -453,28 +453,10 @@ pub(super) fn dynamic(s: &State, out: &mut Steps) {
 }
 
 /// The rungs a trial runs inside an assumption: every pattern below the chains, without the
-/// uniqueness techniques.
-const INNER: &[Rung] = &[
-    Rung::FullHouse,
-    Rung::HiddenSingleBox,
-    Rung::HiddenSingle,
-    Rung::DirectLocking,
-    Rung::DirectHiddenPair,
-    Rung::NakedSingle,
-    Rung::DirectHiddenTriple,
-    Rung::Locking,
-    Rung::NakedPair,
-    Rung::XWing,
-    Rung::HiddenPair,
-    Rung::NakedTriple,
-    Rung::Swordfish,
-    Rung::HiddenTriple,
-    Rung::XyWing,
-    Rung::XyzWing,
-    Rung::NakedQuad,
-    Rung::Jellyfish,
-    Rung::HiddenQuad,
-];
+/// uniqueness techniques (the ladder without them, up to its chains).
+const INNER: &[Rung] = Rung::NOT_UNIQUE.split_at(19).0;
+const _: () = assert!(matches!(INNER[INNER.len() - 1], Rung::HiddenQuad));
+const _: () = assert!(matches!(Rung::NOT_UNIQUE[INNER.len()], Rung::Chains));
 
 /// Trial (depth 1): a candidate assumed true, followed through every pattern technique below the
 /// chains, ends in a contradiction: it goes.
