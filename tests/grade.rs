@@ -101,6 +101,54 @@ fn known_puzzles_grade_as_published() {
     assert_eq!(grade(&Grid::from_cells(cells).unwrap()), None);
 }
 
+#[test]
+fn named_patterns_are_found_and_sound() {
+    // Puzzles of the shipped sets whose paths use each pattern SE has no rule for; every step
+    // is checked against the solution, and the pattern must be on the path (and on the paths of
+    // isomorphs, which rename nothing).
+    for (technique, p) in [
+        (
+            Technique::FinnedXWing,
+            "093400001001000008840000300100096023060000700002040080054003000000520000000100005",
+        ),
+        (
+            Technique::FinnedSwordfish,
+            "061000700300250000000080090010300000600008000080790004007006009400000600000020050",
+        ),
+        (
+            Technique::FinnedJellyfish,
+            "090000300020037050000240008000000860840090030005406000200050900001000500300000020",
+        ),
+        (
+            Technique::SimpleColoring,
+            "000040000800020004003009000080006102005810000064090080000000008000050031300280705",
+        ),
+        (
+            Technique::WWing,
+            "800300000704806003100020000009000500000700008620000000008005040001070080005000201",
+        ),
+        (
+            Technique::AlsXz,
+            "300005742500300100020094000000000800060003004095080030200000001050000000700020008",
+        ),
+    ] {
+        checked(p);
+        let puzzle = Grid::parse(p.as_bytes()).unwrap();
+        for k in 0..4 {
+            let moved = if k == 0 {
+                puzzle
+            } else {
+                Transform::random(40 + k).apply(&puzzle)
+            };
+            let (_, steps) = sudoku_batch::grade::explain(&moved).unwrap();
+            assert!(
+                steps.iter().any(|s| s.technique == technique),
+                "{p} (isomorph {k}): no {technique} on the path"
+            );
+        }
+    }
+}
+
 fn isomorphs_agree(puzzles: &[String], seed: u64) {
     for (i, p) in puzzles.iter().enumerate() {
         let puzzle = Grid::parse(p.as_bytes()).unwrap();

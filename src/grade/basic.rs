@@ -29,7 +29,7 @@ pub(super) fn combos_of(n: usize) -> &'static [u16] {
 }
 
 /// The cells of unit `u` as a bitset over its nine positions, mapped from a cell bitset.
-fn positions(unit: usize, cells: u128) -> u16 {
+pub(super) fn positions(unit: usize, cells: u128) -> u16 {
     let mut p = 0u16;
     for (i, &c) in UNITS[unit].iter().enumerate() {
         p |= ((cells >> c) as u16 & 1) << i;
@@ -38,7 +38,7 @@ fn positions(unit: usize, cells: u128) -> u16 {
 }
 
 /// The cells of unit `u` at the positions of `pos`.
-fn cells_at(unit: usize, pos: u16) -> u128 {
+pub(super) fn cells_at(unit: usize, pos: u16) -> u128 {
     let mut m = 0u128;
     for i in digits_of(pos) {
         m |= 1u128 << UNITS[unit][i];

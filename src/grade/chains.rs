@@ -8,8 +8,8 @@
 //! by its shortest chain, and a round applies the eliminations of the lowest score found.
 
 use super::{
-    cells_of, digits_of, length_tenths, run_rungs, Rung, State, Step, Steps, Technique, CELL_UNITS,
-    PEERS, UNIT_MASK,
+    cells_of, digits_of, length_tenths, patterns, run_rungs, Rung, State, Step, Steps, Technique,
+    CELL_UNITS, PEERS, UNIT_MASK,
 };
 use crate::grid::CELLS;
 
@@ -32,6 +32,8 @@ struct Best {
     ends: [(u16, u16); NODES],
     /// Placements proved by a chain from a candidate back to itself.
     place: [u8; NODES],
+    /// The fewest candidates of any chain recorded.
+    fewest: u8,
 }
 
 fn base(kind: Kind) -> u8 {
@@ -45,13 +47,29 @@ fn score(kind: Kind, nodes: u8) -> u8 {
     base(kind) + length_tenths(u32::from(nodes))
 }
 
+/// The longest chain searched, in candidates.
+const LONGEST: u8 = 60;
+
+/// The most candidates a chain of `kind` can have and still score no more than `low`: a round
+/// applies only the lowest score, so longer chains need not be searched (this bounds every
+/// search by the best score found so far, and changes nothing that is applied).
+fn max_nodes(kind: Kind, low: u8) -> u8 {
+    let mut n = 0;
+    while n < LONGEST && score(kind, n + 1) <= low {
+        n += 1;
+    }
+    n
+}
+
 /// The shortest chains of one kind for every removal and placement.
-fn best_of(s: &State, masks: &[u128; 9], kind: Kind) -> (Best, Option<u8>) {
+fn best_of(s: &State, masks: &[u128; 9], kind: Kind, low: u8) -> (Best, Option<u8>) {
     let mut best = Best {
         nodes: [u8::MAX; NODES],
         ends: [(0, 0); NODES],
         place: [u8::MAX; NODES],
+        fewest: u8::MAX,
     };
+    let mut limit = max_nodes(kind, low);
     let mut queue = [0u16; 2 * NODES];
     for start in 0..NODES {
         let (c0, d0) = (start / 9, start % 9);
@@ -61,7 +79,13 @@ fn best_of(s: &State, masks: &[u128; 9], kind: Kind) -> (Best, Option<u8>) {
         if kind == Kind::Xy && s.cand[c0].count_ones() != 2 {
             continue;
         }
-        search(s, masks, kind, start, &mut queue, &mut best);
+        if best.fewest != u8::MAX {
+            limit = limit.min(max_nodes(kind, score(kind, best.fewest)));
+        }
+        if limit == 0 {
+            break;
+        }
+        search(s, masks, kind, start, limit, &mut queue, &mut best);
     }
     let low = best
         .nodes
@@ -77,11 +101,13 @@ fn best_of(s: &State, masks: &[u128; 9], kind: Kind) -> (Best, Option<u8>) {
 /// of every link; the round applies what the lowest-scoring chains prove.
 pub(super) fn chains(s: &State, out: &mut Steps) {
     let masks = s.digit_masks();
-    let (x, x_low) = best_of(s, &masks, Kind::X);
-    let (xy, xy_low) = best_of(s, &masks, Kind::Xy);
-    let mut low = x_low.unwrap_or(u8::MAX).min(xy_low.unwrap_or(u8::MAX));
+    let mut low = u8::MAX;
+    let (x, x_low) = best_of(s, &masks, Kind::X, low);
+    low = low.min(x_low.unwrap_or(u8::MAX));
+    let (xy, xy_low) = best_of(s, &masks, Kind::Xy, low);
+    low = low.min(xy_low.unwrap_or(u8::MAX));
     let aic = if low > base(Kind::Aic) {
-        let (aic, aic_low) = best_of(s, &masks, Kind::Aic);
+        let (aic, aic_low) = best_of(s, &masks, Kind::Aic, low);
         low = low.min(aic_low.unwrap_or(u8::MAX));
         Some(aic)
     } else {
@@ -92,20 +118,36 @@ pub(super) fn chains(s: &State, out: &mut Steps) {
     }
     let mut done = [0u128; 9];
     let mut placed = [0u128; 9];
+    // The removals named patterns make, which the path shows under the pattern's name.
+    let names = Names {
+        traps: patterns::coloring(&masks).0,
+        w_wings: if aic.is_some() {
+            patterns::w_wing(s, &masks)
+        } else {
+            [0; 9]
+        },
+    };
     for (kind, best) in [
         (Kind::X, Some(&x)),
         (Kind::Xy, Some(&xy)),
         (Kind::Aic, aic.as_ref()),
     ] {
         let Some(best) = best else { continue };
-        emit(kind, best, low, &mut done, &mut placed, out);
+        emit(kind, best, low, &names, &mut done, &mut placed, out);
     }
+}
+
+/// The removals of the named patterns a chain rung shows by name.
+struct Names {
+    traps: [u128; 9],
+    w_wings: [u128; 9],
 }
 
 fn emit(
     kind: Kind,
     best: &Best,
     low: u8,
+    names: &Names,
     done: &mut [u128; 9],
     placed: &mut [u128; 9],
     out: &mut Steps,
@@ -126,10 +168,13 @@ fn emit(
                 continue; // proved already by a chain of an earlier kind
             }
             seen[d] |= 1u128 << c;
+            let named = |m: &[u128; 9]| !placing && m[d] >> c & 1 == 1;
             let technique = match kind {
                 Kind::X if n <= 4 => Technique::TurbotFish,
+                Kind::X if named(&names.traps) => Technique::SimpleColoring,
                 Kind::X => Technique::XChain,
                 Kind::Xy => Technique::XyChain,
+                Kind::Aic if named(&names.w_wings) => Technique::WWing,
                 Kind::Aic => Technique::Aic,
             };
             let mut step = Step::new(technique);
@@ -156,6 +201,7 @@ fn search(
     masks: &[u128; 9],
     kind: Kind,
     start: usize,
+    limit: u8,
     queue: &mut [u16; 2 * NODES],
     best: &mut Best,
 ) {
@@ -174,7 +220,7 @@ fn search(
         let entry = usize::from(queue[head]);
         let count = counts[head];
         head += 1;
-        if count >= 60 {
+        if count >= limit {
             break;
         }
         let (node, is_on) = (entry / 2, entry % 2 == 1);
@@ -233,12 +279,14 @@ fn record(s: &State, masks: &[u128; 9], start: usize, end: usize, nodes: u8, bes
     let (c0, d0) = (start / 9, start % 9);
     let (c1, d1) = (end / 9, end % 9);
     let mut note = |target: usize| {
+        best.fewest = best.fewest.min(nodes);
         if nodes < best.nodes[target] {
             best.nodes[target] = nodes;
             best.ends[target] = (start as u16, end as u16);
         }
     };
     if start == end {
+        best.fewest = best.fewest.min(nodes);
         if nodes < best.place[start] {
             best.place[start] = nodes;
         }
@@ -272,6 +320,8 @@ pub(super) fn nishio(s: &State, out: &mut Steps) {
         for c in cells_of(m0) {
             let (mut m, mut placed) = (m0 & !PEERS[c] & !(1u128 << c), placed0 | 1u128 << c);
             let mut count = 1u32;
+            // A longer chain than this would score above the lowest found: not followed.
+            let limit = most_placed(Technique::Nishio.se(), low, 1);
             // In waves, each from the last wave's board, so the count is the same in any cell
             // order.
             let contradiction = loop {
@@ -290,7 +340,7 @@ pub(super) fn nishio(s: &State, out: &mut Steps) {
                 if dead {
                     break true;
                 }
-                if wave == 0 {
+                if wave == 0 || count > limit {
                     break false;
                 }
                 let mut clash = false;
@@ -315,9 +365,26 @@ pub(super) fn nishio(s: &State, out: &mut Steps) {
             }
         }
     }
+    if n == 0 {
+        return;
+    }
+    // A finned fish or a coloring wrap is a one-digit contradiction: named so where it is one.
+    let fish = patterns::finned_fish(&masks);
+    let wraps = patterns::coloring(&masks).1;
     for &(c, d, score) in &found[..n] {
         if score == low {
-            let mut step = Step::new(Technique::Nishio);
+            let technique = if fish[0][d] >> c & 1 == 1 {
+                Technique::FinnedXWing
+            } else if fish[1][d] >> c & 1 == 1 {
+                Technique::FinnedSwordfish
+            } else if fish[2][d] >> c & 1 == 1 {
+                Technique::FinnedJellyfish
+            } else if wraps[d] >> c & 1 == 1 {
+                Technique::SimpleColoring
+            } else {
+                Technique::Nishio
+            };
+            let mut step = Step::new(technique);
             step.tenths = score;
             step.eliminations[d] = 1u128 << c;
             step.cells = 1u128 << c;
@@ -325,6 +392,19 @@ pub(super) fn nishio(s: &State, out: &mut Steps) {
             out.push(step);
         }
     }
+}
+
+/// The most placements a forcing chain scored `base + length_tenths(per * count + per)` can
+/// make and still score no more than `low` (`u32::MAX` while nothing is found).
+fn most_placed(base: u8, low: u8, per: u32) -> u32 {
+    if low == u8::MAX {
+        return u32::MAX;
+    }
+    let mut count = 0;
+    while count < 81 && base + length_tenths(per * (count + 1) + per) <= low {
+        count += 1;
+    }
+    count
 }
 
 /// A board as one bitset of candidate cells per digit, and the cells each digit fills: what
@@ -362,10 +442,14 @@ impl Bits {
 
     /// Places naked and hidden singles until none is left, in waves (each from the last wave's
     /// board, so the count is the same in any cell order); returns the number placed and
-    /// whether they end in a contradiction (a wave that meets one counts whole).
-    fn singles(&mut self) -> (u32, bool) {
+    /// whether they end in a contradiction (a wave that meets one counts whole). Stops, without
+    /// a contradiction, once more than `limit` are placed.
+    fn singles(&mut self, limit: u32) -> (u32, bool) {
         let mut count = 0;
         loop {
+            if count > limit {
+                return (count, false); // longer than any chain that can still count
+            }
             let (mut one, mut two, mut filled) = (0u128, 0u128, 0u128);
             for d in 0..9 {
                 two |= one & self.cand[d];
@@ -424,8 +508,9 @@ pub(super) fn dynamic(s: &State, out: &mut Steps) {
     for c in 0..CELLS {
         for d in digits_of(s.cand[c]) {
             let mut t = bits;
+            let limit = most_placed(Technique::DynamicForcingChain.se(), low, 2);
             let (count, contradiction) = if t.place(c, d) {
-                t.singles()
+                t.singles(limit)
             } else {
                 (0, true)
             };

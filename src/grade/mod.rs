@@ -23,6 +23,7 @@
 
 mod basic;
 mod chains;
+mod patterns;
 mod wings;
 
 use crate::grid::{Grid, CELLS, UNITS};
@@ -30,7 +31,7 @@ use crate::solver;
 
 /// The version of the grading figures: it changes only when a puzzle's `se_estimate`,
 /// `hardest` or `grade` could change (a new technique, a different score).
-pub const GRADE_VERSION: u32 = 1;
+pub const GRADE_VERSION: u32 = 2;
 
 /// A technique of the ladder, easiest first; see [`Technique::se`] for the scores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -61,17 +62,23 @@ pub enum Technique {
     HiddenQuad,
     BugPlusOne,
     TurbotFish,
+    SimpleColoring,
     XChain,
     XyChain,
+    WWing,
     Aic,
     Nishio,
+    FinnedXWing,
+    FinnedSwordfish,
+    FinnedJellyfish,
+    AlsXz,
     DynamicForcingChain,
     Trial,
 }
 
 impl Technique {
     /// Every technique, in ladder order.
-    pub const ALL: [Technique; 30] = [
+    pub const ALL: [Technique; 36] = [
         Technique::FullHouse,
         Technique::HiddenSingleBox,
         Technique::HiddenSingle,
@@ -96,10 +103,16 @@ impl Technique {
         Technique::HiddenQuad,
         Technique::BugPlusOne,
         Technique::TurbotFish,
+        Technique::SimpleColoring,
         Technique::XChain,
         Technique::XyChain,
+        Technique::WWing,
         Technique::Aic,
         Technique::Nishio,
+        Technique::FinnedXWing,
+        Technique::FinnedSwordfish,
+        Technique::FinnedJellyfish,
+        Technique::AlsXz,
         Technique::DynamicForcingChain,
         Technique::Trial,
     ];
@@ -132,9 +145,15 @@ impl Technique {
             HiddenQuad => "Hidden Quad",
             BugPlusOne => "BUG+1",
             TurbotFish => "Turbot Fish",
+            FinnedXWing => "Finned X-Wing",
+            FinnedSwordfish => "Finned Swordfish",
+            FinnedJellyfish => "Finned Jellyfish",
+            SimpleColoring => "Simple Coloring",
             XChain => "X-Chain",
             XyChain => "XY-Chain",
+            WWing => "W-Wing",
             Aic => "AIC",
+            AlsXz => "ALS-XZ",
             Nishio => "Nishio Forcing Chain",
             DynamicForcingChain => "Dynamic Forcing Chain",
             Trial => "Trial",
@@ -170,9 +189,10 @@ impl Technique {
             Jellyfish => 52,
             HiddenQuad => 54,
             BugPlusOne => 56,
-            TurbotFish | XChain | XyChain => 66,
-            Aic => 70,
-            Nishio => 75,
+            TurbotFish | SimpleColoring | XChain | XyChain => 66,
+            WWing | Aic => 70,
+            Nishio | FinnedXWing | FinnedSwordfish | FinnedJellyfish => 75,
+            AlsXz => 80,
             DynamicForcingChain => 85,
             Trial => 95,
         }
@@ -469,6 +489,7 @@ pub(crate) enum Rung {
     Bug,
     Chains,
     Nishio,
+    Als,
     Dynamic,
     Trial,
 }
@@ -499,6 +520,7 @@ impl Rung {
         Rung::Bug,
         Rung::Chains,
         Rung::Nishio,
+        Rung::Als,
         Rung::Dynamic,
         Rung::Trial,
     ];
@@ -525,6 +547,7 @@ impl Rung {
         Rung::HiddenQuad,
         Rung::Chains,
         Rung::Nishio,
+        Rung::Als,
         Rung::Dynamic,
         Rung::Trial,
     ];
@@ -561,6 +584,7 @@ pub(crate) fn run_rungs(state: &State, ladder: &[Rung], out: &mut Steps, forcing
             Rung::Bug => wings::bug_plus_one(state, out),
             Rung::Chains => chains::chains(state, out),
             Rung::Nishio => chains::nishio(state, out),
+            Rung::Als => patterns::als_xz(state, out),
             Rung::Dynamic => chains::dynamic(state, out),
             Rung::Trial => chains::trial(state, out),
         }
@@ -586,6 +610,21 @@ impl Steps {
             buf: [Step::new(Technique::Trial); STEPS],
             len: 0,
         }
+    }
+    /// Records a step if no step recorded has a lower score, dropping those with a higher one:
+    /// the buffer keeps the lowest-scoring steps only (what a rung that competes on score
+    /// applies), however many steps of higher scores are found first.
+    pub(crate) fn keep_lowest(&mut self, step: Step) {
+        if self.len > 0 {
+            let low = self.buf[0].tenths;
+            if step.tenths > low {
+                return;
+            }
+            if step.tenths < low {
+                self.len = 0;
+            }
+        }
+        self.push(step);
     }
     pub(crate) fn clear(&mut self) {
         self.len = 0;
