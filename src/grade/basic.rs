@@ -30,20 +30,31 @@ pub(super) fn combos_of(n: usize) -> &'static [u16] {
 
 /// The cells of unit `u` as a bitset over its nine positions, mapped from a cell bitset.
 pub(super) fn positions(unit: usize, cells: u128) -> u16 {
-    let mut p = 0u16;
-    for (i, &c) in UNITS[unit].iter().enumerate() {
-        p |= ((cells >> c) as u16 & 1) << i;
+    match unit {
+        0..=8 => (cells >> (9 * unit)) as u16 & 0x1ff,
+        9..=17 => {
+            let x = cells >> (unit - 9);
+            (0..9).fold(0u16, |p, i| p | ((x >> (9 * i)) as u16 & 1) << i)
+        }
+        _ => {
+            let b = unit - 18;
+            let x = cells >> (b / 3 * 27 + b % 3 * 3);
+            (x as u16 & 7) | ((x >> 9) as u16 & 7) << 3 | ((x >> 18) as u16 & 7) << 6
+        }
     }
-    p
 }
 
 /// The cells of unit `u` at the positions of `pos`.
 pub(super) fn cells_at(unit: usize, pos: u16) -> u128 {
-    let mut m = 0u128;
-    for i in digits_of(pos) {
-        m |= 1u128 << UNITS[unit][i];
+    let pos = u128::from(pos & 0x1ff);
+    match unit {
+        0..=8 => pos << (9 * unit),
+        9..=17 => (0..9).fold(0u128, |m, i| m | (pos >> i & 1) << (9 * i + unit - 9)),
+        _ => {
+            let b = unit - 18;
+            ((pos & 7) | (pos >> 3 & 7) << 9 | (pos >> 6 & 7) << 18) << (b / 3 * 27 + b % 3 * 3)
+        }
     }
-    m
 }
 
 /// The digits placed in each unit.
@@ -340,6 +351,24 @@ pub(super) fn fish(s: &State, n: usize, out: &mut Steps) {
                 step.cells = m & base_cells;
                 step.digits = 1 << d;
                 out.push(step);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_and_cells_at_follow_the_unit_order() {
+        for (u, unit) in UNITS.iter().enumerate() {
+            for pos in [0u16, 1, 0x1ff, 0b101_001_101, 0b011_100_000] {
+                let by_table = digits_of(pos).fold(0u128, |m, i| m | 1u128 << unit[i]);
+                assert_eq!(cells_at(u, pos), by_table, "unit {u} pos {pos:b}");
+                assert_eq!(positions(u, by_table | 1u128 << 127), pos, "unit {u}");
+                // Cells outside the unit are not positions.
+                assert_eq!(positions(u, !by_table & !UNIT_MASK[u]), 0, "unit {u}");
             }
         }
     }

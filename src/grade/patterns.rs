@@ -220,11 +220,20 @@ const ALS_CELLS: u32 = 4;
 /// to four of a unit's nine cells, in every unit.
 const ALS_MAX: usize = 27 * (9 + 36 + 84 + 126);
 
-/// An almost locked set: `n` cells of one unit holding `n + 1` candidates between them.
+/// An almost locked set: `n` cells of one unit holding `n + 1` candidates between them. Six
+/// bytes (the unit and the positions in it), so that every set a board can hold fits in a
+/// small stack frame.
 #[derive(Clone, Copy)]
 struct Als {
-    cells: u128,
+    unit: u8,
+    pos: u16,
     cand: u16,
+}
+
+impl Als {
+    fn cells(self) -> u128 {
+        cells_at(usize::from(self.unit), self.pos)
+    }
 }
 
 /// The cells every cell of `cells` sees.
@@ -240,7 +249,11 @@ fn seen_by_all(cells: u128) -> u128 {
 /// score is theirs (8.0), with the length add of a chain through both sets' candidates.
 pub(super) fn als_xz(s: &State, out: &mut Steps) {
     let masks = s.digit_masks();
-    let mut sets = [Als { cells: 0, cand: 0 }; ALS_MAX];
+    let mut sets = [Als {
+        unit: 0,
+        pos: 0,
+        cand: 0,
+    }; ALS_MAX];
     let mut n = 0;
     let empty_cells = (0..CELLS).fold(0u128, |a, c| a | u128::from(s.cand[c] != 0) << c);
     for u in 0..27 {
@@ -268,7 +281,11 @@ pub(super) fn als_xz(s: &State, out: &mut Steps) {
                 }
                 let cand = cells_of(cells).fold(0u16, |a, c| a | s.cand[c]);
                 if cand.count_ones() == size + 1 {
-                    sets[n] = Als { cells, cand };
+                    sets[n] = Als {
+                        unit: u as u8,
+                        pos,
+                        cand,
+                    };
                     n += 1;
                 }
             }
@@ -276,14 +293,19 @@ pub(super) fn als_xz(s: &State, out: &mut Steps) {
     }
     let sets = &sets[..n];
     for (i, a) in sets.iter().enumerate() {
+        let a_cells = a.cells();
         for b in &sets[i + 1..] {
             let common = a.cand & b.cand;
-            if common.count_ones() < 2 || a.cells & b.cells != 0 {
+            if common.count_ones() < 2 {
+                continue;
+            }
+            let b_cells = b.cells();
+            if a_cells & b_cells != 0 {
                 continue;
             }
             let mut restricted = 0u16;
             for x in digits_of(common) {
-                let (ax, bx) = (a.cells & masks[x], b.cells & masks[x]);
+                let (ax, bx) = (a_cells & masks[x], b_cells & masks[x]);
                 if bx & !seen_by_all(ax) == 0 {
                     restricted |= 1 << x;
                 }
@@ -291,7 +313,7 @@ pub(super) fn als_xz(s: &State, out: &mut Steps) {
             if restricted == 0 {
                 continue;
             }
-            let inside = a.cells | b.cells;
+            let inside = a_cells | b_cells;
             let mut step = Step::new(Technique::AlsXz);
             step.tenths =
                 Technique::AlsXz.se() + length_tenths(a.cand.count_ones() + b.cand.count_ones());
@@ -311,9 +333,9 @@ pub(super) fn als_xz(s: &State, out: &mut Steps) {
                     if restricted >> z & 1 == 1 {
                         elim |= seen_by_all(inside & masks[z]);
                     } else {
-                        for set in [a, b] {
-                            if set.cand >> z & 1 == 1 {
-                                elim |= seen_by_all(set.cells & masks[z]);
+                        for (cand, cells) in [(a.cand, a_cells), (b.cand, b_cells)] {
+                            if cand >> z & 1 == 1 {
+                                elim |= seen_by_all(cells & masks[z]);
                             }
                         }
                     }
