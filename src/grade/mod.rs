@@ -72,13 +72,14 @@ pub enum Technique {
     FinnedSwordfish,
     FinnedJellyfish,
     AlsXz,
+    AlsXyWing,
     DynamicForcingChain,
     Trial,
 }
 
 impl Technique {
     /// Every technique, in ladder order.
-    pub const ALL: [Technique; 36] = [
+    pub const ALL: [Technique; 37] = [
         Technique::FullHouse,
         Technique::HiddenSingleBox,
         Technique::HiddenSingle,
@@ -113,6 +114,7 @@ impl Technique {
         Technique::FinnedSwordfish,
         Technique::FinnedJellyfish,
         Technique::AlsXz,
+        Technique::AlsXyWing,
         Technique::DynamicForcingChain,
         Technique::Trial,
     ];
@@ -154,6 +156,7 @@ impl Technique {
             WWing => "W-Wing",
             Aic => "AIC",
             AlsXz => "ALS-XZ",
+            AlsXyWing => "ALS-XY-Wing",
             Nishio => "Nishio Forcing Chain",
             DynamicForcingChain => "Dynamic Forcing Chain",
             Trial => "Trial",
@@ -192,7 +195,7 @@ impl Technique {
             TurbotFish | SimpleColoring | XChain | XyChain => 66,
             WWing | Aic => 70,
             Nishio | FinnedXWing | FinnedSwordfish | FinnedJellyfish => 75,
-            AlsXz => 80,
+            AlsXz | AlsXyWing => 80,
             DynamicForcingChain => 85,
             Trial => 95,
         }
@@ -489,7 +492,8 @@ pub(crate) enum Rung {
     Bug,
     Chains,
     Nishio,
-    Als,
+    AlsXz,
+    AlsXyWing,
     Dynamic,
     Trial,
 }
@@ -520,7 +524,8 @@ impl Rung {
         Rung::Bug,
         Rung::Chains,
         Rung::Nishio,
-        Rung::Als,
+        Rung::AlsXz,
+        Rung::AlsXyWing,
         Rung::Dynamic,
         Rung::Trial,
     ];
@@ -547,7 +552,8 @@ impl Rung {
         Rung::HiddenQuad,
         Rung::Chains,
         Rung::Nishio,
-        Rung::Als,
+        Rung::AlsXz,
+        Rung::AlsXyWing,
         Rung::Dynamic,
         Rung::Trial,
     ];
@@ -584,7 +590,8 @@ pub(crate) fn run_rungs(state: &State, ladder: &[Rung], out: &mut Steps, forcing
             Rung::Bug => wings::bug_plus_one(state, out),
             Rung::Chains => chains::chains(state, out),
             Rung::Nishio => chains::nishio(state, out),
-            Rung::Als => patterns::als_xz(state, out),
+            Rung::AlsXz => patterns::als(state, false, out),
+            Rung::AlsXyWing => patterns::als(state, true, out),
             Rung::Dynamic => chains::dynamic(state, out),
             Rung::Trial => chains::trial(state, out),
         }

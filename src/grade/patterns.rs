@@ -1,12 +1,12 @@
 //! Named patterns Sudoku Explainer has no rule for: finned and sashimi fish, simple coloring,
-//! W-Wing and ALS-XZ (almost locked sets).
+//! W-Wing, and ALS-XZ and ALS-XY-Wing (almost locked sets).
 //!
 //! SE proves each of their removals another way, and the grade keeps SE's score for it: the
 //! patterns name what the ladder's chains prove. A coloring trap is an X-chain of conjugate pairs
 //! and a W-Wing an alternating chain of six candidates, so the chain rung names its removals so
 //! where the pattern makes them; a finned fish or a coloring wrap is, for SE, a one-digit
-//! contradiction (Nishio), so the Nishio rung names them. ALS-XZ has a rung of its own: SE
-//! proves it with cell or region forcing chains (8.0 and up), which the ladder has no other rung
+//! contradiction (Nishio), so the Nishio rung names them. The ALS rules have rungs of their own: SE
+//! proves them with cell or region forcing chains (8.0 and up), which the ladder has no other rung
 //! for.
 
 use super::basic::{cells_at, combos_of, positions};
@@ -241,13 +241,9 @@ fn seen_by_all(cells: u128) -> u128 {
     cells_of(cells).fold(!0u128, |a, c| a & PEERS[c])
 }
 
-/// ALS-XZ: two almost locked sets that share a restricted common digit `x` (every `x` of one sees
-/// every `x` of the other, so at most one holds `x`) and another digit `z`: one of them is then
-/// locked and holds `z`, so `z` goes from the cells seeing every `z` of both. With two
-/// restricted commons, both sets are locked: each of their digits goes from the cells seeing
-/// all its places in the set. SE proves these removals with cell or region forcing chains: the
-/// score is theirs (8.0), with the length add of a chain through both sets' candidates.
-pub(super) fn als_xz(s: &State, out: &mut Steps) {
+/// The almost locked sets rungs: finds every set of up to [`ALS_CELLS`] cells, then ALS-XZ
+/// (`wing` false) or ALS-XY-Wing (`wing` true) over them.
+pub(super) fn als(s: &State, wing: bool, out: &mut Steps) {
     let masks = s.digit_masks();
     let mut sets = [Als {
         unit: 0,
@@ -292,8 +288,41 @@ pub(super) fn als_xz(s: &State, out: &mut Steps) {
         }
     }
     let sets = &sets[..n];
+    if wing {
+        als_xy_wing(sets, &masks, out);
+    } else {
+        als_xz(sets, &masks, out);
+    }
+}
+
+/// For each digit of a set, the cells seeing every place of the digit in the set.
+fn seen_by_each(cells: u128, cand: u16, masks: &[u128; 9]) -> [u128; 9] {
+    let mut seen = [0u128; 9];
+    for x in digits_of(cand) {
+        seen[x] = seen_by_all(cells & masks[x]);
+    }
+    seen
+}
+
+/// The restricted common digits among `common` of a set (`a_seen`, from [`seen_by_each`]) and
+/// a set disjoint from it (`b_cells`): every place of the digit in one sees every place in the
+/// other.
+fn restricted(a_seen: &[u128; 9], b_cells: u128, common: u16, masks: &[u128; 9]) -> u16 {
+    digits_of(common).fold(0u16, |r, x| {
+        r | u16::from(b_cells & masks[x] & !a_seen[x] == 0) << x
+    })
+}
+
+/// ALS-XZ: two almost locked sets that share a restricted common digit `x` (every `x` of one sees
+/// every `x` of the other, so at most one holds `x`) and another digit `z`: one of them is then
+/// locked and holds `z`, so `z` goes from the cells seeing every `z` of both. With two
+/// restricted commons, both sets are locked: each of their digits goes from the cells seeing
+/// all its places in the set. SE proves these removals with cell or region forcing chains: the
+/// score is theirs (8.0), with the length add of a chain through both sets' candidates.
+fn als_xz(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
     for (i, a) in sets.iter().enumerate() {
         let a_cells = a.cells();
+        let a_seen = seen_by_each(a_cells, a.cand, masks);
         for b in &sets[i + 1..] {
             let common = a.cand & b.cand;
             if common.count_ones() < 2 {
@@ -303,13 +332,7 @@ pub(super) fn als_xz(s: &State, out: &mut Steps) {
             if a_cells & b_cells != 0 {
                 continue;
             }
-            let mut restricted = 0u16;
-            for x in digits_of(common) {
-                let (ax, bx) = (a_cells & masks[x], b_cells & masks[x]);
-                if bx & !seen_by_all(ax) == 0 {
-                    restricted |= 1 << x;
-                }
-            }
+            let restricted = restricted(&a_seen, b_cells, common, masks);
             if restricted == 0 {
                 continue;
             }
@@ -346,6 +369,70 @@ pub(super) fn als_xz(s: &State, out: &mut Steps) {
             }
             if any {
                 out.keep_lowest(step);
+            }
+        }
+    }
+}
+
+/// ALS-XY-Wing: a pivot set `C` with a restricted common `x` with a set `A` and another, `y`,
+/// with a set `B`. `C` holds `x` or `y`, so `A` is locked without `x` or `B` without `y`: a digit
+/// `z` of both `A` and `B` (neither `x` nor `y`) is in one of them, and goes from the cells seeing
+/// every `z` of both. Scored as ALS-XZ, through the three sets' candidates.
+fn als_xy_wing(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
+    // The sets joined to the pivot, with their restricted commons.
+    let mut wings = [(0u16, 0u16); ALS_MAX];
+    for c in sets {
+        let c_cells = c.cells();
+        let c_seen = seen_by_each(c_cells, c.cand, masks);
+        let mut k = 0;
+        for (j, w) in sets.iter().enumerate() {
+            let common = c.cand & w.cand;
+            if common == 0 {
+                continue;
+            }
+            let w_cells = w.cells();
+            if w_cells & c_cells != 0 {
+                continue;
+            }
+            let r = restricted(&c_seen, w_cells, common, masks);
+            if r != 0 {
+                wings[k] = (j as u16, r);
+                k += 1;
+            }
+        }
+        for (p, &(ai, ar)) in wings[..k].iter().enumerate() {
+            let a = sets[usize::from(ai)];
+            for &(bi, br) in &wings[p + 1..k] {
+                let b = sets[usize::from(bi)];
+                let shared = a.cand & b.cand;
+                if shared == 0 {
+                    continue;
+                }
+                let (a_cells, b_cells) = (a.cells(), b.cells());
+                if a_cells & b_cells != 0 {
+                    continue;
+                }
+                let inside = a_cells | b_cells;
+                let mut step = Step::new(Technique::AlsXyWing);
+                let mut any = false;
+                for x in digits_of(ar) {
+                    for y in digits_of(br & !(1 << x)) {
+                        for z in digits_of(shared & !(1 << x | 1 << y)) {
+                            let elim = masks[z] & seen_by_all(inside & masks[z]) & !inside;
+                            step.eliminations[z] |= elim;
+                            any |= elim != 0;
+                        }
+                    }
+                }
+                if any {
+                    step.tenths = Technique::AlsXyWing.se()
+                        + length_tenths(
+                            a.cand.count_ones() + b.cand.count_ones() + c.cand.count_ones(),
+                        );
+                    step.cells = inside | c_cells;
+                    step.digits = shared;
+                    out.keep_lowest(step);
+                }
             }
         }
     }
