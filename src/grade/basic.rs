@@ -30,6 +30,7 @@ pub(super) fn combos_of(n: usize) -> &'static [u16] {
 
 /// The cells of unit `u` as a bitset over its nine positions, mapped from a cell bitset.
 pub(super) fn positions(unit: usize, cells: u128) -> u16 {
+    debug_assert!(unit < 27);
     match unit {
         0..=8 => (cells >> (9 * unit)) as u16 & 0x1ff,
         9..=17 => {
@@ -46,6 +47,7 @@ pub(super) fn positions(unit: usize, cells: u128) -> u16 {
 
 /// The cells of unit `u` at the positions of `pos`.
 pub(super) fn cells_at(unit: usize, pos: u16) -> u128 {
+    debug_assert!(unit < 27);
     let pos = u128::from(pos & 0x1ff);
     match unit {
         0..=8 => pos << (9 * unit),
