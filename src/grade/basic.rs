@@ -45,6 +45,11 @@ pub(super) fn positions(unit: usize, cells: u128) -> u16 {
     }
 }
 
+/// The positions of `cells` in each of the nine lines from unit `base` (0: rows, 9: columns).
+pub(super) fn line_positions(cells: u128, base: usize) -> [u16; 9] {
+    std::array::from_fn(|i| positions(base + i, cells))
+}
+
 /// The cells of unit `u` at the positions of `pos`.
 pub(super) fn cells_at(unit: usize, pos: u16) -> u128 {
     debug_assert!(unit < 27);
@@ -326,14 +331,10 @@ pub(super) fn fish(s: &State, n: usize, out: &mut Steps) {
     for (d, &m) in masks.iter().enumerate() {
         for rows in [true, false] {
             let (base, cover) = if rows { (0, 9) } else { (9, 0) };
-            let mut lines = [0u16; 9];
-            let mut eligible = 0u16;
-            for i in 0..9 {
-                lines[i] = positions(base + i, m);
-                if (2..=n).contains(&(lines[i].count_ones() as usize)) {
-                    eligible |= 1 << i;
-                }
-            }
+            let lines = line_positions(m, base);
+            let eligible = (0..9).fold(0u16, |a, i| {
+                a | u16::from((2..=n).contains(&(lines[i].count_ones() as usize))) << i
+            });
             for &set in combos_of(n) {
                 if set & !eligible != 0 {
                     continue;

@@ -106,22 +106,28 @@ pub(super) fn chains(s: &State, out: &mut Steps) {
     low = low.min(x_low.unwrap_or(u8::MAX));
     let (xy, xy_low) = best_of(s, &masks, Kind::Xy, low);
     low = low.min(xy_low.unwrap_or(u8::MAX));
-    let aic = if low > base(Kind::Aic) {
+    let (aic, aic_low) = if low > base(Kind::Aic) {
         let (aic, aic_low) = best_of(s, &masks, Kind::Aic, low);
         low = low.min(aic_low.unwrap_or(u8::MAX));
-        Some(aic)
+        (Some(aic), aic_low)
     } else {
-        None
+        (None, None)
     };
     if low == u8::MAX {
         return;
     }
     let mut done = [0u128; 9];
     let mut placed = [0u128; 9];
-    // The removals named patterns make, which the path shows under the pattern's name.
+    // The removals named patterns make, which the path shows under the pattern's name: looked
+    // for only where a chain they can name is applied (an X-chain longer than a turbot fish, an
+    // AIC).
     let names = Names {
-        traps: patterns::coloring(&masks).0,
-        w_wings: if aic.is_some() {
+        traps: if x_low == Some(low) && low > Technique::TurbotFish.se() {
+            patterns::coloring(&masks).0
+        } else {
+            [0; 9]
+        },
+        w_wings: if aic_low == Some(low) {
             patterns::w_wing(s, &masks)
         } else {
             [0; 9]

@@ -492,8 +492,7 @@ pub(crate) enum Rung {
     Bug,
     Chains,
     Nishio,
-    AlsXz,
-    AlsXyWing,
+    Als,
     Dynamic,
     Trial,
 }
@@ -524,8 +523,7 @@ impl Rung {
         Rung::Bug,
         Rung::Chains,
         Rung::Nishio,
-        Rung::AlsXz,
-        Rung::AlsXyWing,
+        Rung::Als,
         Rung::Dynamic,
         Rung::Trial,
     ];
@@ -552,8 +550,7 @@ impl Rung {
         Rung::HiddenQuad,
         Rung::Chains,
         Rung::Nishio,
-        Rung::AlsXz,
-        Rung::AlsXyWing,
+        Rung::Als,
         Rung::Dynamic,
         Rung::Trial,
     ];
@@ -590,8 +587,7 @@ pub(crate) fn run_rungs(state: &State, ladder: &[Rung], out: &mut Steps, forcing
             Rung::Bug => wings::bug_plus_one(state, out),
             Rung::Chains => chains::chains(state, out),
             Rung::Nishio => chains::nishio(state, out),
-            Rung::AlsXz => patterns::als(state, false, out),
-            Rung::AlsXyWing => patterns::als(state, true, out),
+            Rung::Als => patterns::als(state, out),
             Rung::Dynamic => chains::dynamic(state, out),
             Rung::Trial => chains::trial(state, out),
         }

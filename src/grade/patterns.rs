@@ -9,7 +9,7 @@
 //! proves them with cell or region forcing chains (8.0 and up), which the ladder has no other rung
 //! for.
 
-use super::basic::{cells_at, combos_of, positions};
+use super::basic::{cells_at, combos_of, line_positions, positions};
 use super::{cells_of, digits_of, length_tenths, State, Step, Steps, Technique, PEERS, UNIT_MASK};
 use crate::grid::CELLS;
 
@@ -24,12 +24,8 @@ pub(super) fn finned_fish(masks: &[u128; 9]) -> [[u128; 9]; 3] {
         for (d, &m) in masks.iter().enumerate() {
             for rows in [true, false] {
                 let (base, cover) = if rows { (0, 9) } else { (9, 0) };
-                let mut lines = [0u16; 9];
-                let mut live = 0u16;
-                for i in 0..9 {
-                    lines[i] = positions(base + i, m);
-                    live |= u16::from(lines[i] != 0) << i;
-                }
+                let lines = line_positions(m, base);
+                let live = (0..9).fold(0u16, |a, i| a | u16::from(lines[i] != 0) << i);
                 for &set in combos_of(n) {
                     if set & !live != 0 {
                         continue;
@@ -241,9 +237,9 @@ fn seen_by_all(cells: u128) -> u128 {
     cells_of(cells).fold(!0u128, |a, c| a & PEERS[c])
 }
 
-/// The almost locked sets rungs: finds every set of up to [`ALS_CELLS`] cells, then ALS-XZ
-/// (`wing` false) or ALS-XY-Wing (`wing` true) over them.
-pub(super) fn als(s: &State, wing: bool, out: &mut Steps) {
+/// The almost locked sets rung: finds every set of up to [`ALS_CELLS`] cells, then ALS-XZ over
+/// them, and ALS-XY-Wing where ALS-XZ finds nothing.
+pub(super) fn als(s: &State, out: &mut Steps) {
     let masks = s.digit_masks();
     let mut sets = [Als {
         unit: 0,
@@ -288,10 +284,9 @@ pub(super) fn als(s: &State, wing: bool, out: &mut Steps) {
         }
     }
     let sets = &sets[..n];
-    if wing {
+    als_xz(sets, &masks, out);
+    if out.len == 0 {
         als_xy_wing(sets, &masks, out);
-    } else {
-        als_xz(sets, &masks, out);
     }
 }
 
