@@ -59,7 +59,7 @@ pub use batch::{
 };
 pub use dataset::canon::{canonical, Canonicalizer};
 pub use dataset::dedupe::Deduper;
-pub use dataset::rate::{rate, Rating};
+pub use dataset::rate::{rate, Rating, RATE_VERSION};
 pub use dataset::symmetry::Transform;
 pub use engine::{Engine, EngineError};
 pub use formats::line::puzzles as line_puzzles;

@@ -1305,6 +1305,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("STATUS", sudoku_batch::STATUS.name)?;
     m.add("TASK_NAMES", sudoku_batch::TASK_NAMES.to_vec())?;
     m.add("GRADE_VERSION", sudoku_batch::grade::GRADE_VERSION)?;
+    m.add("RATE_VERSION", sudoku_batch::RATE_VERSION)?;
     m.add_function(wrap_pyfunction!(run_list, m)?)?;
     m.add_function(wrap_pyfunction!(solve_array, m)?)?;
     m.add_function(wrap_pyfunction!(count_array, m)?)?;

@@ -222,3 +222,4 @@ def test_grade_columns_match_the_cli_and_bad_records_are_none(cli, tmp_path):
     assert [graded[c][8] for c in ("grade", "se_estimate", "hardest", "steps")] == [None] * 4
     assert graded["status"][8].startswith("invalid") and graded["status"][9] == "unsolvable"
     assert isinstance(sb._native.GRADE_VERSION, int)
+    assert isinstance(sb._native.RATE_VERSION, int) and sb._native.RATE_VERSION >= 1

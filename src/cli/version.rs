@@ -1,16 +1,17 @@
-//! `sudoku-batch --version`: the version, the commit it was built from, the version of the grading
-//! figures, the target, and the CPU
+//! `sudoku-batch --version`: the version, the commit it was built from, the versions of the rating
+//! and grading figures, the target, and the CPU
 //! features the build was compiled for beside those the running CPU has.
 
 /// The long version text.
 pub fn long() -> String {
     format!(
-        "{}\ncommit: {}\ntarget: {}-{}\n{}\ngrade version: {}",
+        "{}\ncommit: {}\ntarget: {}-{}\n{}\nrating version: {}\ngrade version: {}",
         env!("CARGO_PKG_VERSION"),
         env!("SUDOKU_BATCH_COMMIT"),
         std::env::consts::ARCH,
         std::env::consts::OS,
         cpu_features(),
+        sudoku_batch::RATE_VERSION,
         sudoku_batch::grade::GRADE_VERSION,
     )
 }

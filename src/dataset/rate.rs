@@ -12,12 +12,22 @@
 //!
 //! [`Rating::singles`] says whether naked and hidden singles alone, applied from the givens,
 //! solve the puzzle (the "easy" class of most public sets; such puzzles rate 0.00).
+//!
+//! The figure counts the engine's own guesses, so work on the search can change it. It carries
+//! [`RATE_VERSION`], which changes exactly when a figure changes: `tests/rating_pins.rs` pins the
+//! ratings of a fixed sample under each version and fails when they move without a new version
+//! (or when a new version gives the same figures as an earlier one).
 
 use super::canon::canonical;
 use super::symmetry::Transform;
 use crate::grid::{Grid, CELLS, UNITS};
 use crate::rng::SplitMix64;
 use crate::solver;
+
+/// The version of the rating figures: ratings made under the same version are comparable; a
+/// release whose search changes any figure carries a new one. Version 1 is the search with
+/// placement branching on sparse puzzles and horizontal triads.
+pub const RATE_VERSION: u32 = 1;
 
 /// The difficulty figure of one puzzle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

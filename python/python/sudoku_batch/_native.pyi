@@ -10,6 +10,7 @@ SOLUTION_NAMES: List[str]
 STATUS: str
 TASK_NAMES: List[str]
 GRADE_VERSION: int
+RATE_VERSION: int
 
 class Options:
     """Everything a call may set: the task (solve, count, check, canon, rate, dedupe) and its
