@@ -65,6 +65,11 @@ struct LineReader<'a> {
 
 impl RecordReader for LineReader<'_> {
     fn next_record(&mut self) -> Option<Record<'_>> {
+        if let Some((line, grid)) = self.lines.next_bare_puzzle() {
+            self.line_no += 1;
+            self.line = line;
+            return Some(Record::new(Ok(grid)));
+        }
         loop {
             let line = self.lines.next()?;
             self.line_no += 1;

@@ -1,6 +1,8 @@
 //! Line rules every text format shares: what ends a line (LF, CRLF or a lone CR), which lines are
 //! not records (blank, `#` comments), and where the last line end in a buffer is (framing).
 
+use crate::grid::{Grid, CELLS};
+
 /// True for a line that is not a record: blank (only whitespace) or a `#` comment.
 pub fn is_skipped(line: &[u8]) -> bool {
     match line.iter().position(|b| !b.is_ascii_whitespace()) {
@@ -59,6 +61,27 @@ pub struct Lines<'a> {
     pos: usize,
 }
 
+impl<'a> Lines<'a> {
+    /// The next line if it is exactly a bare puzzle: 81 cells (`1`-`9`, `0`, `.`) then a line
+    /// end, parsed; the lines past it. `None` (nothing consumed) for anything else, which the
+    /// caller reads line by line as usual. The common record, found without a scan for the line
+    /// end: a line of 81 cell bytes cannot hold a line end or be blank or a comment, so this is
+    /// the record `next` would yield.
+    #[inline]
+    pub fn next_bare_puzzle(&mut self) -> Option<(&'a [u8], Grid)> {
+        let rest = &self.buf[self.pos..];
+        let end = match rest.get(CELLS)? {
+            b'\n' => CELLS + 1,
+            b'\r' => CELLS + 1 + usize::from(rest.get(CELLS + 1) == Some(&b'\n')),
+            _ => return None,
+        };
+        let line = &rest[..CELLS];
+        let grid = Grid::parse(line).ok()?;
+        self.pos += end;
+        Some((line, grid))
+    }
+}
+
 impl<'a> Iterator for Lines<'a> {
     type Item = &'a [u8];
 
@@ -83,6 +106,32 @@ impl<'a> Iterator for Lines<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_puzzle_is_the_line_next_would_give() {
+        let p = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+        let text = format!("{p}\n{p}\r\n{p}\r{p} x\n{p}x\n#{}\n{p}", &p[1..]);
+        // Each step: take a bare puzzle if there is one, else a line; the lines must be
+        // exactly those of `lines`.
+        let mut fast = lines(text.as_bytes());
+        let mut seen = Vec::new();
+        let mut bare = Vec::new();
+        loop {
+            if let Some((line, grid)) = fast.next_bare_puzzle() {
+                assert_eq!(grid, Grid::parse(line).unwrap());
+                bare.push(seen.len());
+                seen.push(line);
+            } else if let Some(line) = fast.next() {
+                seen.push(line);
+            } else {
+                break;
+            }
+        }
+        assert_eq!(seen, lines(text.as_bytes()).collect::<Vec<_>>());
+        // LF, CRLF and lone CR are taken; trailing fields, a bad cell, a comment and a last
+        // line without its end are left to `next`.
+        assert_eq!(bare, [0, 1, 2]);
+    }
 
     #[test]
     fn cr_lf_and_crlf_each_end_a_line() {

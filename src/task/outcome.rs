@@ -174,14 +174,15 @@ impl Outcome {
     /// this outcome, if it has one; returns whether anything was written. An outcome without a
     /// value for the column (a problem) leaves it empty.
     pub fn write_column(&self, index: usize, out: &mut Vec<u8>) -> bool {
-        match (*self, index) {
+        // Matched by reference: an outcome holds a grid, and a copy of it costs on the hot path.
+        match (self, index) {
             (Outcome::Solved(grid) | Outcome::Canonical(grid), 0) => {
                 let mut digits = [0u8; CELLS];
                 grid.write_digits(&mut digits);
                 out.extend_from_slice(&digits);
             }
             (Outcome::Counted { found, at_limit }, 0) => {
-                let plus = if at_limit { "+" } else { "" };
+                let plus = if *at_limit { "+" } else { "" };
                 write!(out, "{found}{plus}").expect("writing to memory");
             }
             (Outcome::Rated(rating), 0) => {
@@ -237,17 +238,29 @@ impl Outcome {
     /// Appends the answer as one output line: the value if there is one, else the status. A
     /// grade's line is its SE estimate, band and hardest technique: `4.2 hard XY-Wing`.
     pub fn write_line(&self, out: &mut Vec<u8>) {
-        if let Outcome::Graded(g) = self {
-            write!(
+        match self {
+            Outcome::Solved(grid) | Outcome::Canonical(grid) => {
+                // The common line, built on the stack and appended in one piece.
+                let mut line = [b'\n'; CELLS + 1];
+                for (d, &v) in line.iter_mut().zip(grid.cells()) {
+                    *d = b'0' + v;
+                }
+                out.extend_from_slice(&line);
+                return;
+            }
+            Outcome::Graded(g) => write!(
                 out,
                 "{:.1} {} {}",
                 g.se_estimate(),
                 g.band(),
                 g.hardest_text()
             )
-            .expect("writing to memory");
-        } else if !self.write_value(out) {
-            self.write_status(out);
+            .expect("writing to memory"),
+            _ => {
+                if !self.write_value(out) {
+                    self.write_status(out);
+                }
+            }
         }
         out.push(b'\n');
     }
