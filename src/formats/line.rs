@@ -237,11 +237,14 @@ mod tests {
 
     #[test]
     fn filters_copy_records_as_they_came() {
-        let input = format!("# c\n{PUZZLE} x\r\n{PUZZLE}");
+        // A bare puzzle line (read without a scan for its end) is kept as it came too.
+        let input = format!("# c\n{PUZZLE} x\r\n{PUZZLE}\r\n{PUZZLE}");
         let (text, out) = run(&input, Task::Dedupe { exact: true });
-        assert_eq!(text, format!("{PUZZLE} x\n{PUZZLE}\n"));
-        assert_eq!(out.kept.len(), 2);
+        assert_eq!(text, format!("{PUZZLE} x\n{PUZZLE}\n{PUZZLE}\n"));
+        assert_eq!(out.kept.len(), 3);
         assert_eq!(out.kept[0].end, 84);
+        assert_eq!(out.kept[1].end, 166);
+        assert_eq!(out.lines, 3);
     }
 
     #[test]
