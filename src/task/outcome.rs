@@ -242,9 +242,7 @@ impl Outcome {
             Outcome::Solved(grid) | Outcome::Canonical(grid) => {
                 // The common line, built on the stack and appended in one piece.
                 let mut line = [b'\n'; CELLS + 1];
-                for (d, &v) in line.iter_mut().zip(grid.cells()) {
-                    *d = b'0' + v;
-                }
+                grid.write_digits(line.first_chunk_mut().expect("82 bytes hold 81"));
                 out.extend_from_slice(&line);
                 return;
             }
