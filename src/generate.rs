@@ -440,6 +440,12 @@ impl Givens {
     }
 }
 
+/// A random solution grid drawn from `seed`, for other modules' tests.
+#[cfg(test)]
+pub(crate) fn random_solution_from(seed: u64) -> [u8; CELLS] {
+    random_solution(&mut Rng::for_puzzle(seed, 0))
+}
+
 /// A randomized search for a complete grid: fill the most constrained blank cell, trying
 /// its candidates in random order, backtracking on a dead end.
 fn random_solution(rng: &mut Rng) -> [u8; CELLS] {

@@ -293,6 +293,46 @@ fn matches_brute_force_on_random_puzzles() {
 }
 
 #[test]
+#[cfg_attr(debug_assertions, ignore = "brute force: run with --release")]
+fn solution_grids_match_brute_force() {
+    let mut rng = Rng::new(19);
+    let mut canon = Canonicalizer::new();
+    // Row r is row 0 shifted by 4r: every row and column a permutation, boxes not.
+    let latin: Cells = std::array::from_fn(|i| ((i / 9 * 4 + i % 9) % 9 + 1) as u8);
+    let mut grids = vec![latin];
+    for _ in 0..6 {
+        grids.push(common::reference::random_full(rng.next()));
+    }
+    for g in &grids {
+        let expect = line(&brute_force(g));
+        assert_eq!(canon.canonical(&grid(g)).to_line(), expect, "{}", line(g));
+        let q = random_transform(g, &mut rng);
+        assert_eq!(canon.canonical(&grid(&q)).to_line(), expect, "{}", line(&q));
+    }
+}
+
+#[test]
+fn solution_grids_invariant_under_random_transforms() {
+    let mut rng = Rng::new(23);
+    let mut canon = Canonicalizer::new();
+    for case in 0..300 {
+        let g = common::reference::random_full(rng.next());
+        let c = canon.canonical(&grid(&g));
+        assert!(c.is_complete() && c.to_line().starts_with("123456789"));
+        for _ in 0..3 {
+            let q = random_transform(&g, &mut rng);
+            assert_eq!(
+                canon.canonical(&grid(&q)),
+                c,
+                "case {case}: {} and its isomorph {}",
+                line(&g),
+                line(&q)
+            );
+        }
+    }
+}
+
+#[test]
 fn invariant_under_random_transforms() {
     let mut rng = Rng::new(11);
     let mut canon = Canonicalizer::new();

@@ -42,8 +42,14 @@
 //! the first is tried; likewise equal stacks keep their order, and a grid equal to its transpose
 //! is not transposed. This keeps near-empty grids (hundreds of thousands of equivalent
 //! transforms) as fast as the rest.
+//!
+//! Solution grids (every row and column a permutation of `1..=9`) take a dedicated path,
+//! [`solution`]: there every first row ties, so the search above would keep every column order.
+
+mod solution;
 
 use crate::grid::{Grid, CELLS};
+use solution::SolutionCanonicalizer;
 
 /// Bits 2, 5 and 8 of [`Cand::breaks`]: groups never cross a stack boundary.
 const STACK_BREAKS: u16 = 1 << 2 | 1 << 5 | 1 << 8;
@@ -122,6 +128,8 @@ pub struct Canonicalizer {
     next: Vec<Cand>,
     /// The best output row being built; `u8::MAX` past the part decided so far.
     best: [u8; 9],
+    /// Scratch space for solution grids.
+    solutions: SolutionCanonicalizer,
 }
 
 impl Default for Canonicalizer {
@@ -139,6 +147,7 @@ impl Canonicalizer {
             cur: Vec::new(),
             next: Vec::new(),
             best: [u8::MAX; 9],
+            solutions: SolutionCanonicalizer::default(),
         }
     }
 
@@ -151,6 +160,15 @@ impl Canonicalizer {
                 self.grids[1][r * 9 + c] = g[c * 9 + r];
             }
         }
+        if solution::is_solution_grid(g) {
+            let out = self.solutions.canonical(&self.grids);
+            return Grid::from_cells(out).expect("labels are 1..=9");
+        }
+        self.search()
+    }
+
+    /// The general search, on `self.grids`.
+    fn search(&mut self) -> Grid {
         // Equal lines, and a grid equal to its transpose: see the module documentation.
         let grids = if self.grids[0] == self.grids[1] { 1 } else { 2 };
         self.twins = [Twins::of(&self.grids[0]), Twins::of(&self.grids[1])];
@@ -476,6 +494,48 @@ mod tests {
             assert_eq!(canon.canonical(&q), c);
             assert_eq!(canonical(&q), c);
         }
+    }
+
+    /// The general search on `grid`, bypassing the solution-grid path.
+    fn general(canon: &mut Canonicalizer, grid: &Grid) -> Grid {
+        let g = grid.cells();
+        canon.grids[0] = *g;
+        for r in 0..9 {
+            for c in 0..9 {
+                canon.grids[1][r * 9 + c] = g[c * 9 + r];
+            }
+        }
+        canon.search()
+    }
+
+    #[test]
+    fn solution_grids_take_their_path_and_agree_with_the_general_search() {
+        let mut rng = crate::rng::SplitMix64(5);
+        let mut canon = Canonicalizer::new();
+        // Latin squares that are not sudokus (boxes repeat digits) take the path too.
+        let cyclic = Grid::from_cells(std::array::from_fn(|i| ((i / 9 + i % 9) % 9 + 1) as u8));
+        let shifted =
+            Grid::from_cells(std::array::from_fn(|i| ((i / 9 * 4 + i % 9) % 9 + 1) as u8));
+        let latin = [cyclic.unwrap(), shifted.unwrap()];
+        for case in 0..300 {
+            let grid = match latin.get(case) {
+                Some(&g) => g,
+                None => {
+                    Grid::from_cells(crate::generate::random_solution_from(case as u64)).unwrap()
+                }
+            };
+            assert!(solution::is_solution_grid(grid.cells()));
+            let fast = canon.canonical(&grid);
+            assert_eq!(fast, general(&mut canon, &grid), "{grid}");
+            let q = Transform::random(rng.next_u64()).apply(&grid);
+            assert_eq!(canon.canonical(&q), fast, "{grid} and its isomorph {q}");
+        }
+        // One clash and the grid is no longer a solution grid: the general search answers.
+        let mut cells = *latin[0].cells();
+        cells[0] = cells[1];
+        assert!(!solution::is_solution_grid(&cells));
+        cells[1] = 0;
+        assert!(!solution::is_solution_grid(&cells));
     }
 
     #[test]
