@@ -79,8 +79,52 @@ struct Cand {
     next_label: u8,
     /// The source column of each output column.
     cols: [u8; 9],
+    /// The output column of each source column (the inverse of `cols`).
+    pos: [u8; 9],
     /// The label of each source value; `0` for the blank and for digits not yet seen.
     map: [u8; 10],
+}
+
+/// The best output row being built, one byte per column (`u8::MAX` past the part decided so
+/// far, and in the padding), in 16 bytes so that forgetting what followed a column is one `or`.
+#[derive(Clone, Copy)]
+struct BestRow([u8; 16]);
+
+/// Per column `p`, every byte after `p` set.
+const AFTER: [u128; 9] = {
+    let mut after = [0; 9];
+    let mut p = 0;
+    while p < 9 {
+        after[p] = u128::MAX << (8 * p + 8);
+        p += 1;
+    }
+    after
+};
+
+impl BestRow {
+    const UNDECIDED: BestRow = BestRow([u8::MAX; 16]);
+
+    #[inline]
+    fn at(self, p: usize) -> u8 {
+        self.0[p]
+    }
+
+    /// Column `p` becomes `x`; columns after it are undecided again.
+    #[inline]
+    fn decide(&mut self, p: usize, x: u8) {
+        self.0[p] = x;
+        self.0 = (u128::from_le_bytes(self.0) | AFTER[p]).to_le_bytes();
+    }
+
+    /// How many blanks the row starts with (the padding is never blank).
+    #[inline]
+    fn leading_blanks(self) -> u32 {
+        u128::from_le_bytes(self.0).trailing_zeros() / 8
+    }
+
+    fn row(self) -> [u8; 9] {
+        std::array::from_fn(|i| self.0[i])
+    }
 }
 
 /// The equal lines of a grid, each as a mask of the earlier equal ones.
@@ -122,12 +166,14 @@ pub struct Canonicalizer {
     grids: [[u8; CELLS]; 2],
     /// The equal lines of each grid.
     twins: [Twins; 2],
+    /// Per grid and source row, its givens' columns, one bit each.
+    givens: [[u16; 9]; 2],
     /// Candidates that produced the best output rows so far.
     cur: Vec<Cand>,
     /// Candidates that produce the best output row being built.
     next: Vec<Cand>,
-    /// The best output row being built; `u8::MAX` past the part decided so far.
-    best: [u8; 9],
+    /// The best output row being built.
+    best: BestRow,
     /// Scratch space for solution grids.
     solutions: SolutionCanonicalizer,
 }
@@ -144,9 +190,10 @@ impl Canonicalizer {
         Canonicalizer {
             grids: [[0; CELLS]; 2],
             twins: [Twins::default(); 2],
+            givens: [[0; 9]; 2],
             cur: Vec::new(),
             next: Vec::new(),
-            best: [u8::MAX; 9],
+            best: BestRow::UNDECIDED,
             solutions: SolutionCanonicalizer::default(),
         }
     }
@@ -183,16 +230,19 @@ impl Canonicalizer {
         for grid in 0..grids {
             for row in 0..9 {
                 let mut seen = 0u16;
-                let mut givens = 0;
+                let mut repeats = false;
+                let mut mask = 0u16;
                 let c = &mut counts[grid][row];
                 for (i, &d) in self.grids[grid][row * 9..row * 9 + 9].iter().enumerate() {
                     if d != 0 {
+                        repeats |= seen & 1 << d != 0;
                         seen |= 1 << d;
-                        givens += 1;
+                        mask |= 1 << i;
                         c[i / 3] += 1;
                     }
                 }
-                if seen.count_ones() == givens {
+                self.givens[grid][row] = mask;
+                if !repeats {
                     let mut sorted = *c;
                     sorted.sort_unstable();
                     let key = sorted[0] << 4 | sorted[1] << 2 | sorted[2];
@@ -201,7 +251,7 @@ impl Canonicalizer {
                 }
             }
         }
-        self.best = [u8::MAX; 9];
+        self.best = BestRow::UNDECIDED;
         self.next.clear();
         for grid in 0..grids {
             let rows = self.rows_to_try(grid, 0, true, 0);
@@ -227,9 +277,11 @@ impl Canonicalizer {
                         continue;
                     }
                     let mut cols = [0u8; 9];
+                    let mut pos = [0u8; 9];
                     for (k, &s) in stacks.iter().enumerate() {
                         for i in 0..3 {
                             cols[3 * k + i] = 3 * s + i as u8;
+                            pos[3 * s as usize + i] = (3 * k + i) as u8;
                         }
                     }
                     let cand = Cand {
@@ -239,6 +291,7 @@ impl Canonicalizer {
                         breaks: STACK_BREAKS,
                         next_label: 1,
                         cols,
+                        pos,
                         map: [0; 10],
                     };
                     self.start_row(&cand, row);
@@ -246,14 +299,14 @@ impl Canonicalizer {
             }
         }
         let mut out = [0u8; CELLS];
-        out[..9].copy_from_slice(&self.best);
+        out[..9].copy_from_slice(&self.best.row());
         let mut cur = std::mem::take(&mut self.cur);
         cur.clear();
         std::mem::swap(&mut cur, &mut self.next);
 
         // Output rows 1 to 8: every unused row allowed by the band structure.
         for r in 1..9 {
-            self.best = [u8::MAX; 9];
+            self.best = BestRow::UNDECIDED;
             self.next.clear();
             for cand in &cur {
                 let new_band = matches!(r, 3 | 6);
@@ -263,7 +316,7 @@ impl Canonicalizer {
                     self.start_row(cand, row);
                 }
             }
-            out[r * 9..r * 9 + 9].copy_from_slice(&self.best);
+            out[r * 9..r * 9 + 9].copy_from_slice(&self.best.row());
             std::mem::swap(&mut cur, &mut self.next);
         }
         self.cur = cur;
@@ -297,37 +350,71 @@ impl Canonicalizer {
 
     /// Extends `cand` with source row `row` as the next output row.
     fn start_row(&mut self, cand: &Cand, row: usize) {
+        // Most rows lose to the best row on its leading blanks: the row's best arrangement puts
+        // the blanks of each group first, so its first given is at the end of the first group
+        // holding one, minus that group's givens. Before it the best row has only blanks, and a
+        // blank there beats this row's given whatever follows.
+        let mask = self.givens[cand.grid as usize][row];
+        let mut out = 0u16;
+        let mut m = mask;
+        while m != 0 {
+            out |= 1 << cand.pos[m.trailing_zeros() as usize];
+            m &= m - 1;
+        }
+        let lead_best = self.best.leading_blanks();
+        if out != 0 && lead_best > 0 {
+            let first = out.trailing_zeros();
+            let before = cand.breaks & ((1 << first) - 1);
+            let start = 16 - before.leading_zeros();
+            let end = first + (cand.breaks >> first).trailing_zeros();
+            let in_group = (out >> start) & ((1 << (end - start + 1)) - 1);
+            // A group has at most three columns (and the baseline target has no `popcnt`).
+            const ONES: [u32; 8] = [0, 1, 1, 2, 1, 2, 2, 3];
+            if end + 1 - ONES[in_group as usize] < lead_best {
+                return;
+            }
+        }
         let g = &self.grids[cand.grid as usize];
         let mut values = [0u8; 9];
         values.copy_from_slice(&g[row * 9..row * 9 + 9]);
         let mut cand = *cand;
         cand.rows_used |= 1 << row;
         cand.band = (row / 3) as u8;
-        self.extend(&values, cand, 0);
+        self.extend(&values, cand, 0, out);
     }
 
     /// Records output value `x` at column `p`; false if the branch is worse than the best.
     #[inline]
     fn accept(&mut self, p: usize, x: u8) -> bool {
-        let b = self.best[p];
+        let b = self.best.at(p);
         if x > b {
             return false;
         }
         if x < b {
-            self.best[p] = x;
-            self.best[p + 1..].fill(u8::MAX);
+            self.best.decide(p, x);
             self.next.clear();
         }
         true
     }
 
     /// Produces output columns `p..9` of the row `values` for `cand`, keeping each completion
-    /// that equals the best row.
-    fn extend(&mut self, values: &[u8; 9], mut cand: Cand, mut p: usize) {
+    /// that equals the best row. Bit `i` of `givens` is set if output column `i` (in `cand`'s
+    /// column order when the row started) holds a given.
+    fn extend(&mut self, values: &[u8; 9], mut cand: Cand, mut p: usize, givens: u16) {
         while p < 9 {
             let len = (cand.breaks >> p).trailing_zeros() as usize + 1;
+            if givens >> p & ((1 << len) - 1) == 0 {
+                // A group of blanks (most groups of a sparse puzzle): it stays one group.
+                for i in p..p + len {
+                    if !self.accept(i, 0) {
+                        return;
+                    }
+                }
+                p += len;
+                continue;
+            }
             if len > 1 {
-                return self.group(values, cand, p, len);
+                return self.group(values, cand, p, len, givens);
             }
             let d = values[cand.cols[p] as usize] as usize;
             let mut x = cand.map[d];
@@ -345,7 +432,7 @@ impl Canonicalizer {
     }
 
     /// Orders the group of `len` (2 or 3) columns starting at output column `p`, then goes on.
-    fn group(&mut self, values: &[u8; 9], cand: Cand, p: usize, len: usize) {
+    fn group(&mut self, values: &[u8; 9], cand: Cand, p: usize, len: usize, givens: u16) {
         // Columns whose value is known (blank or labelled), sorted by that value.
         let mut known = [(0u8, 0u8); 3];
         let mut nk = 0;
@@ -382,10 +469,11 @@ impl Canonicalizer {
                 return;
             }
             base.cols[p + i] = col;
+            base.pos[col as usize] = (p + i) as u8;
         }
         if nn == 0 {
             refine(&mut base, values, p, len);
-            return self.extend(values, base, p + len);
+            return self.extend(values, base, p + len, givens);
         }
 
         // New digits: the most repeated first (a repeat of a label beats a new label); distinct
@@ -416,6 +504,7 @@ impl Canonicalizer {
                             break;
                         }
                         cand.cols[q] = col;
+                        cand.pos[col as usize] = q as u8;
                         q += 1;
                     }
                 }
@@ -425,7 +514,7 @@ impl Canonicalizer {
             }
             if ok {
                 refine(&mut cand, values, p, len);
-                self.extend(values, cand, p + len);
+                self.extend(values, cand, p + len, givens);
             }
         }
     }

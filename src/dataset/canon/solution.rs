@@ -94,6 +94,9 @@ impl Order {
 /// nothing here needs them).
 pub(super) fn is_solution_grid(g: &[u8; CELLS]) -> bool {
     const ALL: u16 = 0b11_1111_1110;
+    if g.contains(&0) {
+        return false;
+    }
     let mut rows = [0u16; 9];
     let mut cols = [0u16; 9];
     for (i, &d) in g.iter().enumerate() {
