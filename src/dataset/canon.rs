@@ -29,7 +29,10 @@
 //! gets which label). Every output value is compared at once with the best row so far: greater
 //! cuts the branch; smaller makes it the new best and drops the candidates kept for this row.
 //! Blank columns stay grouped instead of multiplying the candidates, so on sparse puzzles only a
-//! handful of candidates survive each row.
+//! handful of candidates survive each row. Two cheap steps keep sparse rows cheap: a group of
+//! blanks is passed over in one step, and before a row is produced at all, its leading blanks
+//! (each group's blanks come first) are counted from bit masks: fewer than the best row's, and
+//! the row loses at its first given, so it is skipped (most rows tried at a band boundary are).
 //!
 //! The first row has a shortcut: a row that repeats no digit is labelled 1, 2, 3, ... left to
 //! right whatever the column order, so its best output is decided by its blank pattern alone
@@ -168,6 +171,8 @@ pub struct Canonicalizer {
     twins: [Twins; 2],
     /// Per grid and source row, its givens' columns, one bit each.
     givens: [[u16; 9]; 2],
+    /// Per grid and source row, how many givens it holds.
+    counts: [[u32; 9]; 2],
     /// Candidates that produced the best output rows so far.
     cur: Vec<Cand>,
     /// Candidates that produce the best output row being built.
@@ -191,6 +196,7 @@ impl Canonicalizer {
             grids: [[0; CELLS]; 2],
             twins: [Twins::default(); 2],
             givens: [[0; 9]; 2],
+            counts: [[0; 9]; 2],
             cur: Vec::new(),
             next: Vec::new(),
             best: BestRow::UNDECIDED,
@@ -242,6 +248,7 @@ impl Canonicalizer {
                     }
                 }
                 self.givens[grid][row] = mask;
+                self.counts[grid][row] = c.iter().map(|&n| u32::from(n)).sum();
                 if !repeats {
                     let mut sorted = *c;
                     sorted.sort_unstable();
@@ -355,13 +362,16 @@ impl Canonicalizer {
         // holding one, minus that group's givens. Before it the best row has only blanks, and a
         // blank there beats this row's given whatever follows.
         let mask = self.givens[cand.grid as usize][row];
+        let lead_best = self.best.leading_blanks();
+        if 9 - self.counts[cand.grid as usize][row] < lead_best {
+            return; // too many givens to start with that many blanks, in any order
+        }
         let mut out = 0u16;
         let mut m = mask;
         while m != 0 {
             out |= 1 << cand.pos[m.trailing_zeros() as usize];
             m &= m - 1;
         }
-        let lead_best = self.best.leading_blanks();
         if out != 0 && lead_best > 0 {
             let first = out.trailing_zeros();
             let before = cand.breaks & ((1 << first) - 1);
@@ -403,13 +413,46 @@ impl Canonicalizer {
     fn extend(&mut self, values: &[u8; 9], mut cand: Cand, mut p: usize, givens: u16) {
         while p < 9 {
             let len = (cand.breaks >> p).trailing_zeros() as usize + 1;
-            if givens >> p & ((1 << len) - 1) == 0 {
+            let in_group = givens >> p & ((1 << len) - 1);
+            if in_group == 0 {
                 // A group of blanks (most groups of a sparse puzzle): it stays one group.
                 for i in p..p + len {
                     if !self.accept(i, 0) {
                         return;
                     }
                 }
+                p += len;
+                continue;
+            }
+            if len > 1 && in_group & (in_group - 1) == 0 {
+                // One given among blanks (the next most common group): the blanks first, in
+                // their order, as one group, then the given, with no choice to branch on.
+                let given = cand.cols[p + in_group.trailing_zeros() as usize];
+                let mut q = p;
+                for i in p..p + len {
+                    let col = cand.cols[i];
+                    if col != given {
+                        if !self.accept(q, 0) {
+                            return;
+                        }
+                        cand.cols[q] = col;
+                        cand.pos[col as usize] = q as u8;
+                        q += 1;
+                    }
+                }
+                let d = values[given as usize] as usize;
+                let mut x = cand.map[d];
+                if x == 0 {
+                    x = cand.next_label;
+                    cand.map[d] = x;
+                    cand.next_label += 1;
+                }
+                if !self.accept(q, x) {
+                    return;
+                }
+                cand.cols[q] = given;
+                cand.pos[given as usize] = q as u8;
+                cand.breaks |= 1 << (q - 1);
                 p += len;
                 continue;
             }
