@@ -104,6 +104,17 @@ const AFTER: [u128; 9] = {
     after
 };
 
+/// Per column `p`, every byte before `p` set (`p` up to 9).
+const BEFORE: [u128; 10] = {
+    let mut before = [0; 10];
+    let mut p = 1;
+    while p < 10 {
+        before[p] = u128::MAX >> (128 - 8 * p);
+        p += 1;
+    }
+    before
+};
+
 impl BestRow {
     const UNDECIDED: BestRow = BestRow([u8::MAX; 16]);
 
@@ -117,6 +128,19 @@ impl BestRow {
     fn decide(&mut self, p: usize, x: u8) {
         self.0[p] = x;
         self.0 = (u128::from_le_bytes(self.0) | AFTER[p]).to_le_bytes();
+    }
+
+    /// Columns `p..p + len` become blanks; true if that made the row smaller (the columns after
+    /// them are then undecided again).
+    #[inline]
+    fn blanks(&mut self, p: usize, len: usize) -> bool {
+        let row = u128::from_le_bytes(self.0);
+        let before = BEFORE[p];
+        if row & (BEFORE[p + len] ^ before) == 0 {
+            return false;
+        }
+        self.0 = (row & before | AFTER[p + len - 1]).to_le_bytes();
+        true
     }
 
     /// How many blanks the row starts with (the padding is never blank).
@@ -415,11 +439,10 @@ impl Canonicalizer {
             let len = (cand.breaks >> p).trailing_zeros() as usize + 1;
             let in_group = givens >> p & ((1 << len) - 1);
             if in_group == 0 {
-                // A group of blanks (most groups of a sparse puzzle): it stays one group.
-                for i in p..p + len {
-                    if !self.accept(i, 0) {
-                        return;
-                    }
+                // A group of blanks (most groups of a sparse puzzle): it stays one group, and
+                // blanks are never worse than the best row.
+                if self.best.blanks(p, len) {
+                    self.next.clear();
                 }
                 p += len;
                 continue;
