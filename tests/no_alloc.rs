@@ -1,5 +1,6 @@
 //! The solve path allocates nothing: a counting global allocator watches `solve`, `count`,
-//! `lexmin` and `grade` over a mix of easy, hard, multi-solution and unsolvable puzzles.
+//! `lexmin` and `grade` over a mix of easy, hard, multi-solution and unsolvable puzzles, and a
+//! warmed-up `Canonicalizer` (whose scratch space grows over its first calls).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -88,6 +89,24 @@ fn grade_does_not_allocate() {
     let allocations = ALLOCS.with(Cell::get) - before;
     assert_eq!(graded, 5);
     assert_eq!(allocations, 0, "grade allocated {allocations} times");
+}
+
+#[test]
+fn canon_stops_allocating_once_warm() {
+    let puzzles: Vec<Grid> = PUZZLES
+        .iter()
+        .map(|p| Grid::parse(p.as_bytes()).expect("test puzzle parses"))
+        .collect();
+    let mut canon = sudoku_batch::Canonicalizer::new();
+    let forms: Vec<Grid> = puzzles.iter().map(|p| canon.canonical(p)).collect();
+    let before = ALLOCS.with(Cell::get);
+    for _ in 0..5 {
+        for (p, form) in puzzles.iter().zip(&forms) {
+            assert!(canon.canonical(p) == *form);
+        }
+    }
+    let allocations = ALLOCS.with(Cell::get) - before;
+    assert_eq!(allocations, 0, "canon allocated {allocations} times");
 }
 
 #[test]

@@ -196,7 +196,7 @@ pub struct Canonicalizer {
     /// Per grid and source row, its givens' columns, one bit each.
     givens: [[u16; 9]; 2],
     /// Per grid and source row, how many givens it holds.
-    counts: [[u32; 9]; 2],
+    row_givens: [[u32; 9]; 2],
     /// Candidates that produced the best output rows so far.
     cur: Vec<Cand>,
     /// Candidates that produce the best output row being built.
@@ -220,7 +220,7 @@ impl Canonicalizer {
             grids: [[0; CELLS]; 2],
             twins: [Twins::default(); 2],
             givens: [[0; 9]; 2],
-            counts: [[0; 9]; 2],
+            row_givens: [[0; 9]; 2],
             cur: Vec::new(),
             next: Vec::new(),
             best: BestRow::UNDECIDED,
@@ -272,7 +272,7 @@ impl Canonicalizer {
                     }
                 }
                 self.givens[grid][row] = mask;
-                self.counts[grid][row] = c.iter().map(|&n| u32::from(n)).sum();
+                self.row_givens[grid][row] = c.iter().map(|&n| u32::from(n)).sum();
                 if !repeats {
                     let mut sorted = *c;
                     sorted.sort_unstable();
@@ -387,7 +387,7 @@ impl Canonicalizer {
         // blank there beats this row's given whatever follows.
         let mask = self.givens[cand.grid as usize][row];
         let lead_best = self.best.leading_blanks();
-        if 9 - self.counts[cand.grid as usize][row] < lead_best {
+        if 9 - self.row_givens[cand.grid as usize][row] < lead_best {
             return; // too many givens to start with that many blanks, in any order
         }
         let mut out = 0u16;

@@ -84,7 +84,11 @@ impl Order {
     #[inline]
     fn stack_for(&self, col: u8) -> u8 {
         match self.stack_out[col as usize / 3] {
-            OPEN => self.stack_src.iter().position(|&s| s == OPEN).unwrap_or(0) as u8,
+            OPEN => self
+                .stack_src
+                .iter()
+                .position(|&s| s == OPEN)
+                .expect("stacks pair up") as u8,
             k => k,
         }
     }
