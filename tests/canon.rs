@@ -292,6 +292,26 @@ fn matches_brute_force_on_random_puzzles() {
     }
 }
 
+/// Three random isomorphs of `p` all have `p`'s form `c`.
+fn assert_isomorphs_share_form(
+    canon: &mut Canonicalizer,
+    p: &Cells,
+    c: &Grid,
+    rng: &mut Rng,
+    case: usize,
+) {
+    for _ in 0..3 {
+        let q = random_transform(p, rng);
+        assert_eq!(
+            canon.canonical(&grid(&q)),
+            *c,
+            "case {case}: {} and its isomorph {}",
+            line(p),
+            line(&q)
+        );
+    }
+}
+
 #[test]
 #[cfg_attr(debug_assertions, ignore = "brute force: run with --release")]
 fn solution_grids_match_brute_force() {
@@ -319,16 +339,7 @@ fn solution_grids_invariant_under_random_transforms() {
         let g = common::reference::random_full(rng.next());
         let c = canon.canonical(&grid(&g));
         assert!(c.is_complete() && c.to_line().starts_with("123456789"));
-        for _ in 0..3 {
-            let q = random_transform(&g, &mut rng);
-            assert_eq!(
-                canon.canonical(&grid(&q)),
-                c,
-                "case {case}: {} and its isomorph {}",
-                line(&g),
-                line(&q)
-            );
-        }
+        assert_isomorphs_share_form(&mut canon, &g, &c, &mut rng, case);
     }
 }
 
@@ -353,16 +364,7 @@ fn invariant_under_random_transforms() {
             }
         };
         let c = canon.canonical(&grid(&p));
-        for _ in 0..3 {
-            let q = random_transform(&p, &mut rng);
-            assert_eq!(
-                canon.canonical(&grid(&q)),
-                c,
-                "case {case}: {} and its isomorph {}",
-                line(&p),
-                line(&q)
-            );
-        }
+        assert_isomorphs_share_form(&mut canon, &p, &c, &mut rng, case);
     }
 }
 

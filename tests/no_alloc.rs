@@ -50,12 +50,16 @@ const PUZZLES: [&str; 7] = [
     "534678912672195348198342567859761423426853791713924856961537284287419635345286179",
 ];
 
-#[test]
-fn solve_count_and_lexmin_do_not_allocate() {
-    let puzzles: Vec<Grid> = PUZZLES
+fn test_puzzles() -> Vec<Grid> {
+    PUZZLES
         .iter()
         .map(|p| Grid::parse(p.as_bytes()).expect("test puzzle parses"))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn solve_count_and_lexmin_do_not_allocate() {
+    let puzzles = test_puzzles();
 
     let before = ALLOCS.with(Cell::get);
     let mut solved = 0;
@@ -77,10 +81,7 @@ fn solve_count_and_lexmin_do_not_allocate() {
 
 #[test]
 fn grade_does_not_allocate() {
-    let puzzles: Vec<Grid> = PUZZLES
-        .iter()
-        .map(|p| Grid::parse(p.as_bytes()).expect("test puzzle parses"))
-        .collect();
+    let puzzles = test_puzzles();
     let before = ALLOCS.with(Cell::get);
     let mut graded = 0;
     for p in &puzzles {
@@ -93,10 +94,7 @@ fn grade_does_not_allocate() {
 
 #[test]
 fn canon_stops_allocating_once_warm() {
-    let puzzles: Vec<Grid> = PUZZLES
-        .iter()
-        .map(|p| Grid::parse(p.as_bytes()).expect("test puzzle parses"))
-        .collect();
+    let puzzles = test_puzzles();
     let mut canon = sudoku_batch::Canonicalizer::new();
     let forms: Vec<Grid> = puzzles.iter().map(|p| canon.canonical(p)).collect();
     let before = ALLOCS.with(Cell::get);
