@@ -1,31 +1,62 @@
 //! Singles, locked candidates, naked and hidden subsets, basic fish.
 
-use super::{cells_of, digits_of, State, Step, Steps, Technique, CELL_UNITS, UNIT_MASK};
+use super::{
+    cells_of, digit_count, digits_of, is_single, State, Step, Steps, Technique, CELL_UNITS,
+    UNIT_MASK,
+};
 use crate::grid::UNITS;
 
-/// The masks of nine bits with `n` set, for `n` in 0..=9, in increasing order.
-const fn combos<const K: usize>(n: u32) -> [u16; K] {
-    let mut out = [0u16; K];
-    let (mut m, mut k) = (0u16, 0);
-    while m < 512 {
-        if m.count_ones() == n {
-            out[k] = m;
-            k += 1;
+/// The subsets of `n` members (`n` >= 1) of a nine-bit `mask`, in increasing order: the
+/// combinations a subset or fish rung tries.
+pub(super) fn combos_within(mask: u16, n: usize) -> impl Iterator<Item = u16> {
+    let mut members = [0u16; 9];
+    let mut k = 0;
+    for d in digits_of(mask) {
+        members[k] = 1 << d;
+        k += 1;
+    }
+    // Gosper's hack over indices into `members`: index masks come in increasing order, and
+    // mapping them to members keeps that order.
+    let end = 1u32 << k;
+    let mut x: u32 = if (1..=k).contains(&n) {
+        (1 << n) - 1
+    } else {
+        end
+    };
+    std::iter::from_fn(move || {
+        if x >= end {
+            return None;
         }
-        m += 1;
-    }
-    out
+        let set = digits_of(x as u16).fold(0u16, |a, i| a | members[i]);
+        let low = x & x.wrapping_neg();
+        let ripple = x + low;
+        x = ripple | (((x ^ ripple) >> 2) / low);
+        Some(set)
+    })
 }
-const C2: [u16; 36] = combos::<36>(2);
-const C3: [u16; 84] = combos::<84>(3);
-const C4: [u16; 126] = combos::<126>(4);
 
-pub(super) fn combos_of(n: usize) -> &'static [u16] {
-    match n {
-        2 => &C2,
-        3 => &C3,
-        _ => &C4,
+/// Column 0's cells at each set of positions (bit `i`: row `i`), for [`cells_at`].
+const COLUMN_CELLS: [u128; 512] = {
+    let mut t = [0u128; 512];
+    let mut pos = 0;
+    while pos < 512 {
+        let mut i = 0;
+        while i < 9 {
+            t[pos] |= ((pos as u128) >> i & 1) << (9 * i);
+            i += 1;
+        }
+        pos += 1;
     }
+    t
+};
+
+/// The bits 0, 9, ..., 72 of `x` (a column's cells, shifted to column 0) as nine positions:
+/// one multiply gathers the eight in the low word (they are nine bits apart, so the shifted
+/// copies never collide) into its top byte.
+fn column_positions(x: u128) -> u16 {
+    const DIAGONAL: u64 = 0x8040_2010_0804_0201;
+    let low = ((x as u64 & DIAGONAL).wrapping_mul(0x0101_0101_0101_0101) >> 56) as u16;
+    low | ((x >> 72) as u16 & 1) << 8
 }
 
 /// The cells of unit `u` as a bitset over its nine positions, mapped from a cell bitset.
@@ -33,10 +64,7 @@ pub(super) fn positions(unit: usize, cells: u128) -> u16 {
     debug_assert!(unit < 27);
     match unit {
         0..=8 => (cells >> (9 * unit)) as u16 & 0x1ff,
-        9..=17 => {
-            let x = cells >> (unit - 9);
-            (0..9).fold(0u16, |p, i| p | ((x >> (9 * i)) as u16 & 1) << i)
-        }
+        9..=17 => column_positions(cells >> (unit - 9)),
         _ => {
             let b = unit - 18;
             let x = cells >> (b / 3 * 27 + b % 3 * 3);
@@ -56,7 +84,7 @@ pub(super) fn cells_at(unit: usize, pos: u16) -> u128 {
     let pos = u128::from(pos & 0x1ff);
     match unit {
         0..=8 => pos << (9 * unit),
-        9..=17 => (0..9).fold(0u128, |m, i| m | (pos >> i & 1) << (9 * i + unit - 9)),
+        9..=17 => COLUMN_CELLS[pos as usize] << (unit - 9),
         _ => {
             let b = unit - 18;
             ((pos & 7) | (pos >> 3 & 7) << 9 | (pos >> 6 & 7) << 18) << (b / 3 * 27 + b % 3 * 3)
@@ -80,26 +108,31 @@ pub(super) fn full_house(s: &State, out: &mut Steps) {
     let mut done = 0u128;
     let placed = placed_in_units(s);
     for (u, unit) in UNITS.iter().enumerate() {
-        let mut empty = unit
+        // A unit's values are distinct (`State::place` refuses a digit its units hold), so one
+        // empty cell is eight digits placed: only such a unit needs its cells read.
+        if digit_count(placed[u]) != 8 {
+            continue;
+        }
+        let Some(c) = unit
             .iter()
             .map(|&c| usize::from(c))
-            .filter(|&c| s.value[c] == 0);
-        if let (Some(c), None) = (empty.next(), empty.next()) {
+            .find(|&c| s.value[c] == 0)
+        else {
+            continue;
+        };
+        if done >> c & 1 == 0 {
+            done |= 1 << c;
             let missing = !placed[u] & 0x1ff;
-            if done >> c & 1 == 0 && missing.count_ones() == 1 {
-                done |= 1 << c;
-                let mut step = single(Technique::FullHouse, c, missing.trailing_zeros() as usize);
-                step.unit = Some(u as u8);
-                out.push(step);
-            }
+            let mut step = single(Technique::FullHouse, c, missing.trailing_zeros() as usize);
+            step.unit = Some(u as u8);
+            out.push(step);
         }
     }
 }
 
 /// Hidden singles: in boxes only (`boxes`), or in rows and columns.
 pub(super) fn hidden_singles(s: &State, boxes: bool, out: &mut Steps) {
-    let masks = s.digit_masks();
-    let placed = placed_in_units(s);
+    let masks = &s.digits;
     let units = if boxes { 18..27 } else { 0..18 };
     let technique = if boxes {
         Technique::HiddenSingleBox
@@ -108,16 +141,21 @@ pub(super) fn hidden_singles(s: &State, boxes: bool, out: &mut Steps) {
     };
     let mut done = 0u128;
     for u in units {
-        for (d, &m) in masks.iter().enumerate() {
-            let places = m & UNIT_MASK[u];
-            if placed[u] >> d & 1 == 0 && places.count_ones() == 1 {
-                let c = places.trailing_zeros() as usize;
-                if done >> c & 1 == 0 {
-                    done |= 1 << c;
-                    let mut step = single(technique, c, d);
-                    step.unit = Some(u as u8);
-                    out.push(step);
-                }
+        // The digits with exactly one place in the unit: seen once, never twice (a placed
+        // digit has no candidate left in its units).
+        let (mut once, mut twice) = (0u16, 0u16);
+        for &c in &UNITS[u] {
+            let k = s.cand[usize::from(c)];
+            twice |= once & k;
+            once |= k;
+        }
+        for d in digits_of(once & !twice) {
+            let c = (masks[d] & UNIT_MASK[u]).trailing_zeros() as usize;
+            if done >> c & 1 == 0 {
+                done |= 1 << c;
+                let mut step = single(technique, c, d);
+                step.unit = Some(u as u8);
+                out.push(step);
             }
         }
     }
@@ -126,7 +164,7 @@ pub(super) fn hidden_singles(s: &State, boxes: bool, out: &mut Steps) {
 /// Naked singles: a cell with one candidate.
 pub(super) fn naked_singles(s: &State, out: &mut Steps) {
     for c in 0..81 {
-        if s.value[c] == 0 && s.cand[c].count_ones() == 1 {
+        if s.value[c] == 0 && digit_count(s.cand[c]) == 1 {
             out.push(single(
                 Technique::NakedSingle,
                 c,
@@ -148,23 +186,83 @@ fn new_hidden_singles(placed: &[u16; 27], d: usize, m: u128, touched: u128) -> u
     (0..27)
         .filter(|&u| units >> u & 1 == 1 && placed[u] >> d & 1 == 0)
         .map(|u| m & UNIT_MASK[u])
-        .filter(|p| p.count_ones() == 1)
+        .filter(|&p| is_single(p))
         .fold(0, |a, p| a | p)
+}
+
+/// Where locked candidates can remove something, as digit masks: for each box, and each of its
+/// three rows then three columns (the order `locking` walks them), the digits that point from
+/// the box along the line, and those that the line claims for the box. A digit qualifies when
+/// its places in the `from` unit all lie in the intersection and it still has a place in the
+/// rest of the `to` unit: a cheap sieve over the three-cell segments, so the exact test in
+/// `locking` runs only where it finds something.
+struct Locked {
+    pointing: [[u16; 6]; 9],
+    claiming: [[u16; 6]; 9],
+}
+
+fn locked_digits(s: &State) -> Locked {
+    // Candidates of each segment: `rows[r][k]` the cells of row r in stack k, `cols[c][k]` the
+    // cells of column c in band k.
+    let mut rows = [[0u16; 3]; 9];
+    let mut cols = [[0u16; 3]; 9];
+    for (c, &k) in s.cand.iter().enumerate() {
+        let (r, col) = (c / 9, c % 9);
+        rows[r][col / 3] |= k;
+        cols[col][r / 3] |= k;
+    }
+    // For a line's three segments, `at` the one in the box: (confined to it, present elsewhere).
+    let split = |seg: &[u16; 3], at: usize| {
+        let others = seg[(at + 1) % 3] | seg[(at + 2) % 3];
+        (seg[at] & !others, others)
+    };
+    let mut found = Locked {
+        pointing: [[0; 6]; 9],
+        claiming: [[0; 6]; 9],
+    };
+    for b in 0..9 {
+        let (band, stack) = (b / 3, b % 3);
+        for i in 0..3 {
+            let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+            // The box's row `i`: segment rows[3 band + i][stack].
+            let row = &rows[3 * band + i];
+            let rest_of_box = rows[3 * band + j][stack] | rows[3 * band + k][stack];
+            let (confined, elsewhere) = split(row, stack);
+            found.pointing[b][i] = row[stack] & !rest_of_box & elsewhere;
+            found.claiming[b][i] = confined & rest_of_box;
+            // The box's column `i`: segment cols[3 stack + i][band].
+            let col = &cols[3 * stack + i];
+            let rest_of_box = cols[3 * stack + j][band] | cols[3 * stack + k][band];
+            let (confined, elsewhere) = split(col, band);
+            found.pointing[b][3 + i] = col[band] & !rest_of_box & elsewhere;
+            found.claiming[b][3 + i] = confined & rest_of_box;
+        }
+    }
+    found
 }
 
 /// Locked candidates: pointing (a box's candidates of a digit on one line) and claiming (a
 /// line's candidates in one box). With `direct`, only those whose removals leave a hidden single,
 /// which the step places.
 pub(super) fn locking(s: &State, direct: bool, out: &mut Steps) {
-    let masks = s.digit_masks();
+    let masks = &s.digits;
     let placed = placed_in_units(s);
+    let found = locked_digits(s);
     // Pointing first (it scores lower), then claiming.
-    for pointing in [true, false] {
+    for (pointing, found) in [(true, found.pointing), (false, found.claiming)] {
+        let any = found.iter().flatten().fold(0, |a, &k| a | k);
         for (d, &m) in masks.iter().enumerate() {
+            if any >> d & 1 == 0 {
+                continue;
+            }
             for b in 18..27 {
                 // The box's three rows, then its three columns.
                 let (band, stack) = ((b - 18) / 3 * 3, 9 + (b - 18) % 3 * 3);
-                for line in [band, band + 1, band + 2, stack, stack + 1, stack + 2] {
+                let lines = [band, band + 1, band + 2, stack, stack + 1, stack + 2];
+                for (i, line) in lines.into_iter().enumerate() {
+                    if found[b - 18][i] >> d & 1 == 0 {
+                        continue;
+                    }
                     let (from, to) = if pointing { (b, line) } else { (line, b) };
                     let inter = UNIT_MASK[from] & UNIT_MASK[to];
                     let places = m & UNIT_MASK[from];
@@ -208,33 +306,29 @@ pub(super) fn locking(s: &State, direct: bool, out: &mut Steps) {
 /// cells' other candidates go. With `direct`, only those whose removals leave another digit of
 /// the unit a single place, which the step places.
 pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, out: &mut Steps) {
-    let masks = s.digit_masks();
+    let masks = &s.digits;
     let placed = placed_in_units(s);
     for u in 0..27 {
-        // Digits with 2..=n places in the unit.
-        let mut pos = [0u16; 9];
-        let mut eligible = 0u16;
-        let mut free = 0usize;
-        for d in 0..9 {
-            if placed[u] >> d & 1 == 1 {
-                continue;
-            }
-            free += 1;
-            pos[d] = positions(u, masks[d]);
-            let k = pos[d].count_ones() as usize;
-            if (2..=n).contains(&k) {
-                eligible |= 1 << d;
-            }
-        }
+        let free = 9 - digit_count(placed[u]) as usize;
         if free <= n {
             continue;
         }
-        for &set in combos_of(n) {
-            if set & !eligible != 0 {
-                continue;
+        // The places of each digit in the unit, and the digits with 2..=n of them.
+        let mut pos = [0u16; 9];
+        for (i, &c) in UNITS[u].iter().enumerate() {
+            for d in digits_of(s.cand[usize::from(c)]) {
+                pos[d] |= 1 << i;
             }
+        }
+        let mut eligible = 0u16;
+        for d in 0..9 {
+            if (2..=n).contains(&(digit_count(pos[d]) as usize)) {
+                eligible |= 1 << d;
+            }
+        }
+        for set in combos_within(eligible, n) {
             let cells_pos = digits_of(set).fold(0u16, |a, d| a | pos[d]);
-            if cells_pos.count_ones() as usize != n {
+            if digit_count(cells_pos) as usize != n {
                 continue;
             }
             let cells = cells_at(u, cells_pos);
@@ -261,7 +355,7 @@ pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, out: &mut Steps) {
                 // One step per digit of the unit left a single place.
                 for d in 0..9 {
                     let left = masks[d] & !cells & UNIT_MASK[u];
-                    if set >> d & 1 == 0 && placed[u] >> d & 1 == 0 && left.count_ones() == 1 {
+                    if set >> d & 1 == 0 && placed[u] >> d & 1 == 0 && is_single(left) {
                         step.place = Some((left.trailing_zeros() as u8, d as u8 + 1));
                         out.push(step);
                     }
@@ -276,12 +370,12 @@ pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, out: &mut Steps) {
 /// Naked subsets of `n` cells: `n` cells of a unit whose candidates are `n` digits; the digits go
 /// from the unit's other cells.
 pub(super) fn naked_sets(s: &State, n: usize, out: &mut Steps) {
-    let masks = s.digit_masks();
+    let masks = &s.digits;
     for (u, unit) in UNITS.iter().enumerate() {
         let mut eligible = 0u16;
         let mut empty = 0usize;
         for (i, &c) in unit.iter().enumerate() {
-            let k = s.cand[usize::from(c)].count_ones() as usize;
+            let k = digit_count(s.cand[usize::from(c)]) as usize;
             empty += usize::from(s.value[usize::from(c)] == 0);
             if (2..=n).contains(&k) {
                 eligible |= 1 << i;
@@ -290,12 +384,9 @@ pub(super) fn naked_sets(s: &State, n: usize, out: &mut Steps) {
         if empty <= n {
             continue;
         }
-        for &set in combos_of(n) {
-            if set & !eligible != 0 {
-                continue;
-            }
+        for set in combos_within(eligible, n) {
             let digits = digits_of(set).fold(0u16, |a, i| a | s.cand[usize::from(unit[i])]);
-            if digits.count_ones() as usize != n {
+            if digit_count(digits) as usize != n {
                 continue;
             }
             let cells = cells_at(u, set);
@@ -322,7 +413,7 @@ pub(super) fn naked_sets(s: &State, n: usize, out: &mut Steps) {
 /// Basic fish of size `n` (X-Wing, Swordfish, Jellyfish): `n` rows (columns) whose candidates of a
 /// digit lie in `n` columns (rows); the digit goes from the rest of those columns (rows).
 pub(super) fn fish(s: &State, n: usize, out: &mut Steps) {
-    let masks = s.digit_masks();
+    let masks = &s.digits;
     let technique = match n {
         2 => Technique::XWing,
         3 => Technique::Swordfish,
@@ -333,14 +424,11 @@ pub(super) fn fish(s: &State, n: usize, out: &mut Steps) {
             let (base, cover) = if rows { (0, 9) } else { (9, 0) };
             let lines = line_positions(m, base);
             let eligible = (0..9).fold(0u16, |a, i| {
-                a | u16::from((2..=n).contains(&(lines[i].count_ones() as usize))) << i
+                a | u16::from((2..=n).contains(&(digit_count(lines[i]) as usize))) << i
             });
-            for &set in combos_of(n) {
-                if set & !eligible != 0 {
-                    continue;
-                }
+            for set in combos_within(eligible, n) {
                 let covers = digits_of(set).fold(0u16, |a, i| a | lines[i]);
-                if covers.count_ones() as usize != n {
+                if digit_count(covers) as usize != n {
                     continue;
                 }
                 let base_cells = digits_of(set).fold(0u128, |a, i| a | UNIT_MASK[base + i]);
@@ -362,6 +450,19 @@ pub(super) fn fish(s: &State, n: usize, out: &mut Steps) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn combos_within_are_the_subsets_in_order() {
+        for mask in 0..512u16 {
+            for n in 1..=4 {
+                let filtered: Vec<u16> = (0..512u16)
+                    .filter(|&set| set.count_ones() as usize == n && set & !mask == 0)
+                    .collect();
+                let found: Vec<u16> = combos_within(mask, n).collect();
+                assert_eq!(found, filtered, "mask {mask:b}, n {n}");
+            }
+        }
+    }
 
     #[test]
     fn positions_and_cells_at_follow_the_unit_order() {

@@ -100,14 +100,14 @@ fn best_of(s: &State, masks: &[u128; 9], kind: Kind, low: u8) -> (Best, Option<u
 /// Chains: X-chains and XY-chains, then (when they score no lower) alternating inference chains
 /// of every link; the round applies what the lowest-scoring chains prove.
 pub(super) fn chains(s: &State, out: &mut Steps) {
-    let masks = s.digit_masks();
+    let masks = &s.digits;
     let mut low = u8::MAX;
-    let (x, x_low) = best_of(s, &masks, Kind::X, low);
+    let (x, x_low) = best_of(s, masks, Kind::X, low);
     low = low.min(x_low.unwrap_or(u8::MAX));
-    let (xy, xy_low) = best_of(s, &masks, Kind::Xy, low);
+    let (xy, xy_low) = best_of(s, masks, Kind::Xy, low);
     low = low.min(xy_low.unwrap_or(u8::MAX));
     let (aic, aic_low) = if low > base(Kind::Aic) {
-        let (aic, aic_low) = best_of(s, &masks, Kind::Aic, low);
+        let (aic, aic_low) = best_of(s, masks, Kind::Aic, low);
         low = low.min(aic_low.unwrap_or(u8::MAX));
         (Some(aic), aic_low)
     } else {
@@ -123,12 +123,12 @@ pub(super) fn chains(s: &State, out: &mut Steps) {
     // AIC).
     let names = Names {
         traps: if x_low == Some(low) && low > Technique::TurbotFish.se() {
-            patterns::coloring(&masks).0
+            patterns::coloring(masks).0
         } else {
             [0; 9]
         },
         w_wings: if aic_low == Some(low) {
-            patterns::w_wing(s, &masks)
+            patterns::w_wing(s, masks)
         } else {
             [0; 9]
         },
@@ -317,7 +317,7 @@ fn record(s: &State, masks: &[u128; 9], start: usize, end: usize, nodes: u8, bes
 /// Nishio: a candidate assumed true, followed for its digit alone (the digit leaves the peers, a
 /// unit left with one place takes it), leaves a unit no place for the digit: it goes.
 pub(super) fn nishio(s: &State, out: &mut Steps) {
-    let masks = s.digit_masks();
+    let masks = &s.digits;
     let mut found = [(0usize, 0usize, 0u8); NODES];
     let mut n = 0;
     let mut low = u8::MAX;
@@ -375,8 +375,8 @@ pub(super) fn nishio(s: &State, out: &mut Steps) {
         return;
     }
     // A finned fish or a coloring wrap is a one-digit contradiction: named so where it is one.
-    let fish = patterns::finned_fish(&masks);
-    let wraps = patterns::coloring(&masks).1;
+    let fish = patterns::finned_fish(masks);
+    let wraps = patterns::coloring(masks).1;
     for &(c, d, score) in &found[..n] {
         if score == low {
             let technique = if fish[0][d] >> c & 1 == 1 {
@@ -430,7 +430,7 @@ impl Bits {
             }
         }
         Bits {
-            cand: s.digit_masks(),
+            cand: s.digits,
             placed,
         }
     }

@@ -664,6 +664,9 @@ pub(crate) struct State {
     pub(crate) value: [u8; CELLS],
     /// The digits placed in each unit (bit `d` for digit `d + 1`).
     pub(crate) units: [u16; 27],
+    /// The candidate cells of each digit: `cand` by digit, kept in step with it, since every
+    /// rung reads the board this way.
+    pub(crate) digits: [u128; 9],
 }
 
 /// A contradiction: a cell with no candidate, a digit with no place in a unit, or a digit twice
@@ -684,6 +687,30 @@ pub(crate) const UNIT_MASK: [u128; 27] = {
         u += 1;
     }
     m
+};
+
+/// Every cell of the grid.
+const ALL_CELLS: u128 = (1 << CELLS) - 1;
+
+/// Whether a set has exactly one member. Cheaper than `count_ones() == 1` on the baseline
+/// x86-64 target, which has no `popcnt` instruction.
+pub(crate) fn is_single(m: u128) -> bool {
+    m != 0 && m & (m - 1) == 0
+}
+
+/// The number of digits in a candidate mask (nine bits), by table: see [`is_single`].
+pub(crate) fn digit_count(m: u16) -> u32 {
+    u32::from(DIGIT_COUNT[usize::from(m & 0x1ff)])
+}
+
+const DIGIT_COUNT: [u8; 512] = {
+    let mut t = [0u8; 512];
+    let mut m = 0;
+    while m < 512 {
+        t[m] = (m as u32).count_ones() as u8;
+        m += 1;
+    }
+    t
 };
 
 /// The three units (row, column, box) of each cell.
@@ -748,6 +775,7 @@ impl State {
             cand: [0x1ff; CELLS],
             value: [0; CELLS],
             units: [0; 27],
+            digits: [ALL_CELLS; 9],
         };
         for (c, &v) in puzzle.cells().iter().enumerate() {
             if v != 0 && s.place(c, usize::from(v - 1)).is_err() {
@@ -766,36 +794,36 @@ impl State {
                 Err(Contradiction)
             };
         }
-        if self.cand[c] >> d & 1 == 0 {
+        // A peer holding `d` would have removed it from this cell; the units say so directly.
+        let placed_in_units = CELL_UNITS[c]
+            .iter()
+            .fold(0, |a, &u| a | self.units[usize::from(u)]);
+        if (self.cand[c] & !placed_in_units) >> d & 1 == 0 {
             return Err(Contradiction);
         }
         self.value[c] = d as u8 + 1;
+        for e in digits_of(self.cand[c]) {
+            self.digits[e] &= !(1u128 << c);
+        }
         self.cand[c] = 0;
         for &u in &CELL_UNITS[c] {
             self.units[usize::from(u)] |= 1 << d;
         }
         let bit = !(1u16 << d);
-        for p in cells_of(PEERS[c]) {
-            if self.value[p] == d as u8 + 1 {
-                return Err(Contradiction);
-            }
+        for p in cells_of(PEERS[c] & self.digits[d]) {
             self.cand[p] &= bit;
         }
+        self.digits[d] &= !PEERS[c];
         Ok(())
     }
 
-    /// The candidate cells of every digit.
-    pub(crate) fn digit_masks(&self) -> [u128; 9] {
-        let mut m = [0u128; 9];
-        for c in 0..CELLS {
-            let mut k = self.cand[c];
-            while k != 0 {
-                let d = k.trailing_zeros() as usize;
-                k &= k - 1;
-                m[d] |= 1u128 << c;
-            }
+    /// Removes digit `d` (0-8) from the candidates of the cells of `cells`.
+    pub(crate) fn remove(&mut self, d: usize, cells: u128) {
+        let bit = !(1u16 << d);
+        for c in cells_of(cells & self.digits[d]) {
+            self.cand[c] &= bit;
         }
-        m
+        self.digits[d] &= !cells;
     }
 
     /// The cells already holding digit `d` (0-8).
@@ -823,8 +851,8 @@ impl State {
     pub(crate) fn apply_unchecked(&mut self, steps: &[Step]) -> Result<(), Contradiction> {
         for s in steps {
             for (d, &m) in s.eliminations.iter().enumerate() {
-                for c in cells_of(m) {
-                    self.cand[c] &= !(1u16 << d);
+                if m != 0 {
+                    self.remove(d, m);
                 }
             }
         }

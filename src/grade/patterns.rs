@@ -9,7 +9,7 @@
 //! proves them with cell or region forcing chains (8.0 and up), which the ladder has no other rung
 //! for.
 
-use super::basic::{cells_at, combos_of, line_positions, positions};
+use super::basic::{cells_at, combos_within, line_positions, positions};
 use super::{cells_of, digits_of, length_tenths, State, Step, Steps, Technique, PEERS, UNIT_MASK};
 use crate::grid::CELLS;
 
@@ -26,10 +26,7 @@ pub(super) fn finned_fish(masks: &[u128; 9]) -> [[u128; 9]; 3] {
                 let (base, cover) = if rows { (0, 9) } else { (9, 0) };
                 let lines = line_positions(m, base);
                 let live = (0..9).fold(0u16, |a, i| a | u16::from(lines[i] != 0) << i);
-                for &set in combos_of(n) {
-                    if set & !live != 0 {
-                        continue;
-                    }
+                for set in combos_within(live, n) {
                     let all = digits_of(set).fold(0u16, |a, i| a | lines[i]);
                     let base_cells = digits_of(set).fold(0u128, |a, i| a | UNIT_MASK[base + i]);
                     // The fins lie in one group of three positions (a stack for row bases, a
@@ -240,7 +237,7 @@ fn seen_by_all(cells: u128) -> u128 {
 /// The almost locked sets rung: finds every set of up to [`ALS_CELLS`] cells, then ALS-XZ over
 /// them, and ALS-XY-Wing where ALS-XZ finds nothing.
 pub(super) fn als(s: &State, out: &mut Steps) {
-    let masks = s.digit_masks();
+    let masks = &s.digits;
     let mut sets = [Als {
         unit: 0,
         pos: 0,
@@ -254,14 +251,7 @@ pub(super) fn als(s: &State, out: &mut Steps) {
             if size == 1 && u >= 9 {
                 continue; // a single cell is in every unit: counted once, in its row
             }
-            let combos: &[u16] = match size {
-                1 => &[1, 2, 4, 8, 16, 32, 64, 128, 256],
-                s => combos_of(s as usize),
-            };
-            for &pos in combos {
-                if pos & !empty != 0 {
-                    continue;
-                }
+            for pos in combos_within(empty, size as usize) {
                 let cells = cells_at(u, pos);
                 if u >= 18 && size >= 2 {
                     // A box's cells in one row or column were found in that line.
@@ -284,9 +274,9 @@ pub(super) fn als(s: &State, out: &mut Steps) {
         }
     }
     let sets = &sets[..n];
-    als_xz(sets, &masks, out);
+    als_xz(sets, masks, out);
     if out.len == 0 {
-        als_xy_wing(sets, &masks, out);
+        als_xy_wing(sets, masks, out);
     }
 }
 

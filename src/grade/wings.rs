@@ -16,7 +16,7 @@ pub(super) fn xyz_wing(s: &State, out: &mut Steps) {
 }
 
 fn wing(s: &State, xyz: bool, out: &mut Steps) {
-    let masks = s.digit_masks();
+    let masks = &s.digits;
     let pivot_size = if xyz { 3 } else { 2 };
     let mut bivalue = 0u128;
     for c in 0..CELLS {
@@ -81,7 +81,7 @@ fn wing(s: &State, xyz: bool, out: &mut Steps) {
 /// two columns and two boxes that would otherwise be left with the same two candidates, which
 /// would allow two solutions.
 pub(super) fn unique_rectangles(s: &State, out: &mut Steps) {
-    let masks = s.digit_masks();
+    let masks = &s.digits;
     for r1 in 0..9 {
         for r2 in r1 + 1..9 {
             for c1 in 0..9 {
@@ -100,7 +100,7 @@ pub(super) fn unique_rectangles(s: &State, out: &mut Steps) {
                     for a in digits_of(common) {
                         for b in digits_of(common & !((2u16 << a) - 1)) {
                             let pair = 1u16 << a | 1 << b;
-                            rectangle(s, &masks, cells, pair, out);
+                            rectangle(s, masks, cells, pair, out);
                         }
                     }
                 }
@@ -190,7 +190,7 @@ pub(super) fn bug_plus_one(s: &State, out: &mut Steps) {
         }
     }
     let Some(c) = triple else { return };
-    let masks = s.digit_masks();
+    let masks = &s.digits;
     for d in digits_of(s.cand[c]) {
         let three = CELL_UNITS[c]
             .iter()
