@@ -413,6 +413,35 @@ fn most_placed(base: u8, low: u8, per: u32) -> u32 {
     count
 }
 
+/// The units of each cell, as a set of units (bit `u` for unit `u`).
+const UNITS_OF_CELL: [u32; CELLS] = {
+    let mut t = [0u32; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let u = CELL_UNITS[c];
+        t[c] = 1 << u[0] | 1 << u[1] | 1 << u[2];
+        c += 1;
+    }
+    t
+};
+
+/// The units that meet a cell's peers (its own among them), as a set of units.
+const UNITS_OF_PEERS: [u32; CELLS] = {
+    let mut t = [0u32; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let mut p = 0;
+        while p < CELLS {
+            if PEERS[c] >> p & 1 == 1 {
+                t[c] |= UNITS_OF_CELL[p];
+            }
+            p += 1;
+        }
+        c += 1;
+    }
+    t
+};
+
 /// A board as one bitset of candidate cells per digit, and the cells each digit fills: what
 /// the forcing chains follow.
 #[derive(Clone, Copy)]
@@ -452,6 +481,8 @@ impl Bits {
     /// a contradiction, once more than `limit` are placed.
     fn singles(&mut self, limit: u32) -> (u32, bool) {
         let mut count = 0;
+        // The units to scan for each digit (bit `u` for unit `u`): all of them at first.
+        let mut stale = [(1u32 << 27) - 1; 9];
         loop {
             if count > limit {
                 return (count, false); // longer than any chain that can still count
@@ -471,7 +502,10 @@ impl Bits {
             let mut any = 0u128;
             for d in 0..9 {
                 let mut w = self.cand[d] & naked;
-                for u in &UNIT_MASK {
+                let mut units = stale[d];
+                while units != 0 {
+                    let u = &UNIT_MASK[units.trailing_zeros() as usize];
+                    units &= units - 1;
                     if self.placed[d] & u != 0 {
                         continue;
                     }
@@ -491,8 +525,18 @@ impl Bits {
             }
             let size = any.count_ones();
             let mut clash = wave.iter().map(|w| w.count_ones()).sum::<u32>() != size;
+            // Only a unit where a digit lost a candidate or got placed can have a new single
+            // or lose its last place; every other unit is as this wave left it (a single found
+            // in it is placed now).
+            stale = [0; 9];
             for (d, &w) in wave.iter().enumerate() {
                 for c in cells_of(w) {
+                    for (e, st) in stale.iter_mut().enumerate() {
+                        if self.cand[e] >> c & 1 == 1 {
+                            *st |= UNITS_OF_CELL[c];
+                        }
+                    }
+                    stale[d] |= UNITS_OF_PEERS[c];
                     clash |= !self.place(c, d);
                 }
             }
