@@ -8,8 +8,8 @@
 //! by its shortest chain, and a round applies the eliminations of the lowest score found.
 
 use super::{
-    cells_of, digits_of, length_tenths, patterns, run_rungs, Rung, State, Step, Steps, Technique,
-    CELL_UNITS, PEERS, UNIT_MASK,
+    cells_of, digit_count, digits_of, is_single, length_tenths, patterns, run_rungs, Rung, State,
+    Step, Steps, Technique, CELL_UNITS, PEERS, UNIT_MASK,
 };
 use crate::grid::CELLS;
 
@@ -70,13 +70,16 @@ fn best_of(s: &State, masks: &[u128; 9], kind: Kind, low: u8) -> (Best, Option<u
         fewest: u8::MAX,
     };
     let mut limit = max_nodes(kind, low);
-    let mut queue = [0u16; 2 * NODES];
+    let mut queue = Queue {
+        entries: [0; 2 * NODES],
+        counts: [0; 2 * NODES],
+    };
     for start in 0..NODES {
         let (c0, d0) = (start / 9, start % 9);
         if s.cand[c0] >> d0 & 1 == 0 {
             continue;
         }
-        if kind == Kind::Xy && s.cand[c0].count_ones() != 2 {
+        if kind == Kind::Xy && digit_count(s.cand[c0]) != 2 {
             continue;
         }
         if best.fewest != u8::MAX {
@@ -201,6 +204,15 @@ fn emit(
     }
 }
 
+/// The queue of a chain search, reused from one start to the next (only what a search writes
+/// is read).
+struct Queue {
+    /// Entries: node * 2 + (1 if on).
+    entries: [u16; 2 * NODES],
+    /// The chain's node count at each entry.
+    counts: [u8; 2 * NODES],
+}
+
 /// Breadth-first search of the chains from `start` assumed false.
 fn search(
     s: &State,
@@ -208,16 +220,18 @@ fn search(
     kind: Kind,
     start: usize,
     limit: u8,
-    queue: &mut [u16; 2 * NODES],
+    queue: &mut Queue,
     best: &mut Best,
 ) {
+    let Queue {
+        entries: queue,
+        counts,
+    } = queue;
     // Visited: bit `c` of `on[d]` / `off[d]`.
     let mut on = [0u128; 9];
     let mut off = [0u128; 9];
     let (c0, d0) = (start / 9, start % 9);
     off[d0] |= 1u128 << c0;
-    // Queue entries: node * 2 + (1 if on), with their node counts alongside.
-    let mut counts = [0u8; 2 * NODES];
     let (mut head, mut tail) = (0usize, 0usize);
     queue[tail] = (start * 2) as u16;
     counts[tail] = 1;
@@ -243,14 +257,15 @@ fn search(
                         record(s, masks, start, c2 * 9 + d2, count + 1, best);
                     }
                 };
-            if kind != Kind::X && s.cand[c].count_ones() == 2 {
+            if kind != Kind::X && digit_count(s.cand[c]) == 2 {
                 let d2 = (s.cand[c] & !(1 << d)).trailing_zeros() as usize;
                 visit(c, d2, queue, &mut tail);
             }
             if kind != Kind::Xy {
                 for &u in &CELL_UNITS[c] {
                     let places = masks[d] & UNIT_MASK[usize::from(u)];
-                    if places.count_ones() == 2 {
+                    let second = places & places.wrapping_sub(1);
+                    if second != 0 && is_single(second) {
                         let c2 = (places & !(1u128 << c)).trailing_zeros() as usize;
                         visit(c2, d, queue, &mut tail);
                     }
@@ -475,14 +490,43 @@ impl Bits {
         ok
     }
 
+    /// The units (bit `u` for unit `u`) where each digit, not placed there, has at most one
+    /// place: where a hidden single or a dead unit is now.
+    fn thin_units(&self) -> [u32; 9] {
+        let mut thin = [0u32; 9];
+        for (d, t) in thin.iter_mut().enumerate() {
+            for (u, &unit) in UNIT_MASK.iter().enumerate() {
+                let p = self.cand[d] & unit;
+                if self.placed[d] & unit == 0 && p & p.wrapping_sub(1) == 0 {
+                    *t |= 1 << u;
+                }
+            }
+        }
+        thin
+    }
+
+    /// Places `d` in `c` as [`Bits::place`] does, and adds to `stale` the units where that
+    /// changed some digit's places.
+    fn place_marking(&mut self, c: usize, d: usize, stale: &mut [u32; 9]) -> bool {
+        for (e, st) in stale.iter_mut().enumerate() {
+            if self.cand[e] >> c & 1 == 1 {
+                *st |= UNITS_OF_CELL[c];
+            }
+        }
+        stale[d] |= UNITS_OF_PEERS[c];
+        self.place(c, d)
+    }
+
     /// Places naked and hidden singles until none is left, in waves (each from the last wave's
     /// board, so the count is the same in any cell order); returns the number placed and
     /// whether they end in a contradiction (a wave that meets one counts whole). Stops, without
     /// a contradiction, once more than `limit` are placed.
-    fn singles(&mut self, limit: u32) -> (u32, bool) {
+    ///
+    /// `stale` holds, for each digit, every unit where it may have one place or none (left
+    /// unplaced): the hidden singles and dead units are looked for there only. A unit where the
+    /// digit has two places or more, or is placed, stays so until a placement touches it.
+    fn singles(&mut self, mut stale: [u32; 9], limit: u32) -> (u32, bool) {
         let mut count = 0;
-        // The units to scan for each digit (bit `u` for unit `u`): all of them at first.
-        let mut stale = [(1u32 << 27) - 1; 9];
         loop {
             if count > limit {
                 return (count, false); // longer than any chain that can still count
@@ -531,13 +575,7 @@ impl Bits {
             stale = [0; 9];
             for (d, &w) in wave.iter().enumerate() {
                 for c in cells_of(w) {
-                    for (e, st) in stale.iter_mut().enumerate() {
-                        if self.cand[e] >> c & 1 == 1 {
-                            *st |= UNITS_OF_CELL[c];
-                        }
-                    }
-                    stale[d] |= UNITS_OF_PEERS[c];
-                    clash |= !self.place(c, d);
+                    clash |= !self.place_marking(c, d, &mut stale);
                 }
             }
             count += size;
@@ -555,12 +593,15 @@ pub(super) fn dynamic(s: &State, out: &mut Steps) {
     let mut n = 0;
     let mut low = u8::MAX;
     let bits = Bits::of(s);
+    // Normally empty: the lower rungs placed every single of this board.
+    let thin = bits.thin_units();
     for c in 0..CELLS {
         for d in digits_of(s.cand[c]) {
             let mut t = bits;
             let limit = most_placed(Technique::DynamicForcingChain.se(), low, 2);
-            let (count, contradiction) = if t.place(c, d) {
-                t.singles(limit)
+            let mut stale = thin;
+            let (count, contradiction) = if t.place_marking(c, d, &mut stale) {
+                t.singles(stale, limit)
             } else {
                 (0, true)
             };
