@@ -354,7 +354,7 @@ pub(super) fn nishio(s: &State, out: &mut Steps) {
                     }
                     let p = m & u;
                     dead |= p == 0;
-                    if p.count_ones() == 1 {
+                    if is_single(p) {
                         wave |= p;
                     }
                 }

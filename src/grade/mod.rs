@@ -211,6 +211,25 @@ impl std::fmt::Display for Technique {
 /// SE's length add for a chain of `nodes` links' worth of candidates, in tenths: 0.1 for each of
 /// the thresholds 4, 6, 8, 12, 16, 24, 32, ... (alternately times 3/2 and 4/3) that it exceeds.
 pub fn length_tenths(nodes: u32) -> u8 {
+    match LENGTH_TENTHS.get(nodes as usize) {
+        Some(&add) => add,
+        None => length_tenths_by_loop(nodes),
+    }
+}
+
+/// [`length_tenths`] of the lengths chains usually have, by table: it is asked for at every
+/// chain end.
+const LENGTH_TENTHS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut n = 0;
+    while n < 256 {
+        t[n] = length_tenths_by_loop(n as u32);
+        n += 1;
+    }
+    t
+};
+
+const fn length_tenths_by_loop(nodes: u32) -> u8 {
     let (mut ceil, mut add, mut odd) = (4u32, 0u8, false);
     while nodes > ceil {
         add += 1;

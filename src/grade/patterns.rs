@@ -10,7 +10,10 @@
 //! for.
 
 use super::basic::{cells_at, combos_within, line_positions, positions};
-use super::{cells_of, digits_of, length_tenths, State, Step, Steps, Technique, PEERS, UNIT_MASK};
+use super::{
+    cells_of, digit_count, digits_of, length_tenths, State, Step, Steps, Technique, PEERS,
+    UNIT_MASK,
+};
 use crate::grid::CELLS;
 
 /// Finned and sashimi fish of sizes 2 to 4: `n` base lines whose candidates for a digit lie in
@@ -262,7 +265,7 @@ pub(super) fn als(s: &State, out: &mut Steps) {
                     }
                 }
                 let cand = cells_of(cells).fold(0u16, |a, c| a | s.cand[c]);
-                if cand.count_ones() == size + 1 {
+                if digit_count(cand) == size + 1 {
                     sets[n] = Als {
                         unit: u as u8,
                         pos,
@@ -310,7 +313,7 @@ fn als_xz(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
         let a_seen = seen_by_each(a_cells, a.cand, masks);
         for b in &sets[i + 1..] {
             let common = a.cand & b.cand;
-            if common.count_ones() < 2 {
+            if digit_count(common) < 2 {
                 continue;
             }
             let b_cells = b.cells();
@@ -324,11 +327,11 @@ fn als_xz(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
             let inside = a_cells | b_cells;
             let mut step = Step::new(Technique::AlsXz);
             step.tenths =
-                Technique::AlsXz.se() + length_tenths(a.cand.count_ones() + b.cand.count_ones());
+                Technique::AlsXz.se() + length_tenths(digit_count(a.cand) + digit_count(b.cand));
             step.cells = inside;
             step.digits = common;
             let mut any = false;
-            if restricted.count_ones() == 1 {
+            if digit_count(restricted) == 1 {
                 for z in digits_of(common & !restricted) {
                     let zs = inside & masks[z];
                     let elim = masks[z] & seen_by_all(zs) & !inside;
@@ -412,7 +415,7 @@ fn als_xy_wing(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
                 if any {
                     step.tenths = Technique::AlsXyWing.se()
                         + length_tenths(
-                            a.cand.count_ones() + b.cand.count_ones() + c.cand.count_ones(),
+                            digit_count(a.cand) + digit_count(b.cand) + digit_count(c.cand),
                         );
                     step.cells = inside | c_cells;
                     step.digits = shared;

@@ -1,6 +1,8 @@
 //! XY-Wing, XYZ-Wing, and the uniqueness techniques (unique rectangles, BUG+1).
 
-use super::{cells_of, digits_of, State, Step, Steps, Technique, CELL_UNITS, PEERS, UNIT_MASK};
+use super::{
+    cells_of, digit_count, digits_of, State, Step, Steps, Technique, CELL_UNITS, PEERS, UNIT_MASK,
+};
 use crate::grid::CELLS;
 
 /// XY-Wing: a pivot `xy` seeing pincers `xz` and `yz`; `z` goes from the cells seeing both
@@ -20,11 +22,11 @@ fn wing(s: &State, xyz: bool, out: &mut Steps) {
     let pivot_size = if xyz { 3 } else { 2 };
     let mut bivalue = 0u128;
     for c in 0..CELLS {
-        bivalue |= u128::from(s.cand[c].count_ones() == 2) << c;
+        bivalue |= u128::from(digit_count(s.cand[c]) == 2) << c;
     }
     for p in 0..CELLS {
         let pc = s.cand[p];
-        if pc.count_ones() != pivot_size {
+        if digit_count(pc) != pivot_size {
             continue;
         }
         let wings = bivalue & PEERS[p];
@@ -32,7 +34,7 @@ fn wing(s: &State, xyz: bool, out: &mut Steps) {
             let ac = s.cand[a];
             // The first pincer shares exactly one digit with the pivot (XY) or is inside it (XYZ).
             let shared = ac & pc;
-            if (xyz && shared != ac) || (!xyz && shared.count_ones() != 1) {
+            if (xyz && shared != ac) || (!xyz && digit_count(shared) != 1) {
                 continue;
             }
             for b in cells_of(wings & !((2u128 << a) - 1)) {
@@ -41,11 +43,11 @@ fn wing(s: &State, xyz: bool, out: &mut Steps) {
                     let z = ac & bc;
                     (
                         z,
-                        bc & pc == bc && ac != bc && z.count_ones() == 1 && ac | bc == pc,
+                        bc & pc == bc && ac != bc && digit_count(z) == 1 && ac | bc == pc,
                     )
                 } else {
                     let z = ac & bc;
-                    let ok = z.count_ones() == 1
+                    let ok = digit_count(z) == 1
                         && z & pc == 0
                         && (ac | bc) & pc == pc
                         && (ac ^ bc) == pc;
@@ -94,7 +96,7 @@ pub(super) fn unique_rectangles(s: &State, out: &mut Steps) {
                         continue;
                     }
                     let common = cells.iter().fold(0x1ff, |a, &c| a & s.cand[c]);
-                    if common.count_ones() < 2 {
+                    if digit_count(common) < 2 {
                         continue;
                     }
                     for a in digits_of(common) {
@@ -126,7 +128,7 @@ fn rectangle(s: &State, masks: &[u128; 9], cells: [usize; 4], pair: u16, out: &m
         2 => {
             let (r1, r2) = (exact.others[0], exact.others[1]);
             let (e1, e2) = (s.cand[r1] & !pair, s.cand[r2] & !pair);
-            if e1 == e2 && e1.count_ones() == 1 {
+            if e1 == e2 && digit_count(e1) == 1 {
                 // Type 2: one of the two roof cells holds the extra digit.
                 let d = e1.trailing_zeros() as usize;
                 step.eliminations[d] = masks[d] & PEERS[r1] & PEERS[r2];
@@ -183,7 +185,7 @@ impl Vec4 {
 pub(super) fn bug_plus_one(s: &State, out: &mut Steps) {
     let mut triple = None;
     for c in 0..CELLS {
-        match s.cand[c].count_ones() {
+        match digit_count(s.cand[c]) {
             0 | 2 => {}
             3 if triple.is_none() => triple = Some(c),
             _ => return,
