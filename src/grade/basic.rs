@@ -314,12 +314,7 @@ pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, out: &mut Steps) {
             continue;
         }
         // The places of each digit in the unit, and the digits with 2..=n of them.
-        let mut pos = [0u16; 9];
-        for (i, &c) in UNITS[u].iter().enumerate() {
-            for d in digits_of(s.cand[usize::from(c)]) {
-                pos[d] |= 1 << i;
-            }
-        }
+        let pos: [u16; 9] = std::array::from_fn(|d| positions(u, masks[d]));
         let mut eligible = 0u16;
         for d in 0..9 {
             if (2..=n).contains(&(digit_count(pos[d]) as usize)) {
