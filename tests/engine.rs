@@ -292,3 +292,36 @@ fn a_sharded_dedupe_is_refused_by_the_library() {
         "{result:?}"
     );
 }
+
+/// A task that spends milliseconds per record is cut into small blocks: a file of a few hundred
+/// puzzles is still shared among the threads (each block reports its progress when written),
+/// while a fast task reads it in one block.
+#[test]
+fn slow_tasks_get_small_blocks() {
+    let puzzles =
+        common::puzzle_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt"));
+    let text: String = puzzles
+        .iter()
+        .cycle()
+        .take(400)
+        .map(|p| format!("{p}\n"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("puzzles.txt");
+    std::fs::write(&path, &text).unwrap();
+    let (graded, summary, seen) = run_on_file(&config(Task::Grade, 2), &path);
+    assert_eq!(summary.tally.records, 400);
+    assert!(
+        seen.progress.len() >= 8,
+        "grade read {} blocks of a {}-byte file",
+        seen.progress.len(),
+        text.len()
+    );
+    let (one_thread, _, _) = run_on_file(&config(Task::Grade, 1), &path);
+    assert_eq!(
+        graded, one_thread,
+        "the answers do not depend on the blocks"
+    );
+    let (_, _, seen) = run_on_file(&config(SOLVE, 2), &path);
+    assert_eq!(seen.progress.len(), 1, "solve reads the file in one block");
+}

@@ -494,6 +494,10 @@ fn run_once(
         Sniffed::Text(input) => input,
     };
     let block_size = (SLOT_BUDGET / 2 / slots).clamp(MIN_BLOCK, MAX_BLOCK);
+    let block_size = config
+        .task
+        .block_limit()
+        .map_or(block_size, |limit| block_size.min(limit));
     let (mut reader, name) = open_input(input, block_size)?;
     let (opened, shard) = open_records(&mut reader, &name, config)?;
     let own_format = match opened.format.name() {

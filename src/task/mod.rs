@@ -195,6 +195,17 @@ impl Task {
         }
     }
 
+    /// The most input bytes one block of a batch run holds for this task, where that is less
+    /// than the run's own choice (64 KiB to 1 MiB): `grade` and `rate` spend up to milliseconds
+    /// per record, so blocks of about fifty puzzle lines keep a file of a few hundred puzzles
+    /// spread over every thread, and its last block short.
+    pub(crate) fn block_limit(self) -> Option<usize> {
+        match self {
+            Task::Grade | Task::Rate { .. } => Some(4 << 10),
+            _ => None,
+        }
+    }
+
     /// Whether the output of a record is the record itself (kept or dropped), not an answer.
     pub fn filters(self) -> bool {
         matches!(self, Task::Dedupe { .. })
