@@ -717,20 +717,11 @@ pub(crate) fn is_single(m: u128) -> bool {
     m != 0 && m & (m - 1) == 0
 }
 
-/// The number of digits in a candidate mask (nine bits), by table: see [`is_single`].
+/// The number of digits in a candidate mask (nine bits), by the solver's table: see
+/// [`is_single`].
 pub(crate) fn digit_count(m: u16) -> u32 {
-    u32::from(DIGIT_COUNT[usize::from(m & 0x1ff)])
+    u32::from(solver::ROW_COUNT[usize::from(m & 0x1ff)])
 }
-
-const DIGIT_COUNT: [u8; 512] = {
-    let mut t = [0u8; 512];
-    let mut m = 0;
-    while m < 512 {
-        t[m] = (m as u32).count_ones() as u8;
-        m += 1;
-    }
-    t
-};
 
 /// The three units (row, column, box) of each cell.
 pub(crate) const CELL_UNITS: [[u8; 3]; CELLS] = {
@@ -834,11 +825,7 @@ impl State {
         for &u in &CELL_UNITS[c] {
             self.units[usize::from(u)] |= 1 << d;
         }
-        let bit = !(1u16 << d);
-        for p in cells_of(PEERS[c] & self.digits[d]) {
-            self.cand[p] &= bit;
-        }
-        self.digits[d] &= !PEERS[c];
+        self.remove(d, PEERS[c]);
         Ok(())
     }
 

@@ -11,6 +11,8 @@ mod tables;
 
 use crate::grid::{Grid, CELLS};
 use board::{Board, Goal};
+/// The number of set bits in a nine-bit mask, by table (the grader counts digits with it).
+pub(crate) use tables::ROW_COUNT;
 
 /// Result of [`solve`] and [`lexmin`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
