@@ -18,6 +18,7 @@ import csv
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import socket
@@ -150,12 +151,34 @@ class Cluster:
         with urllib.request.urlopen(f"http://127.0.0.1:{self.ui}/json/", timeout=5) as r:
             return json.load(r)
 
+    def master_ports(self):
+        """The master's RPC URL and web UI port as its log reports them, or None before both are
+        bound. Spark moves a service to the next port when the one asked for is taken (another
+        process may grab a port between `free_port` and the master's bind), so the ports asked
+        for are only a first choice."""
+        log = self.logs["master"].read_text(errors="replace")
+        url = re.search(r"Starting Spark master at (spark://\S+)", log)
+        ui = re.search(r"Successfully started service '?MasterUI'? on port (\d+)", log)
+        return (url.group(1), int(ui.group(1))) if url and ui else None
+
+    def check_running(self):
+        for name, p in self.procs.items():
+            if p.poll() is not None:
+                raise AssertionError(f"{name} exited with {p.returncode}:\n{self.logs[name].read_text()[-3000:]}")
+
     def up(self):
         self.start(
             "master",
             "org.apache.spark.deploy.master.Master",
             *["--host", "127.0.0.1", "--port", str(self.port), "--webui-port", str(self.ui)],
         )
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while (ports := self.master_ports()) is None:
+            self.check_running()
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the master was not up in {STARTUP_TIMEOUT} s:\n{self.logs['master'].read_text()[-3000:]}")
+            time.sleep(0.5)
+        self.url, self.ui = ports
         # Worker k on loopback address 127.0.0.k: Spark runs a speculative copy of a task only on
         # another host than the original's, so the two workers must look like two hosts.
         for k in (1, 2):
@@ -168,11 +191,8 @@ class Cluster:
                 *["--work-dir", str(work), self.url],
                 host=f"127.0.0.{k}",
             )
-        deadline = time.monotonic() + STARTUP_TIMEOUT
         while True:
-            for name, p in self.procs.items():
-                if p.poll() is not None:
-                    raise AssertionError(f"{name} exited with {p.returncode}:\n{self.logs[name].read_text()[-3000:]}")
+            self.check_running()
             try:
                 if self.status().get("aliveworkers") == 2:
                     return
