@@ -35,6 +35,52 @@ pub(super) fn combos_within(mask: u16, n: usize) -> impl Iterator<Item = u16> {
     })
 }
 
+/// Calls `found(set, union)` for each subset `set` of `n` members of `eligible` (`n` >= 1) whose
+/// `members` (nine-bit masks) join into a `union` of exactly `n` bits: the locked sets of the
+/// subset and fish rungs. Sets come in increasing order, as from [`combos_within`], but a
+/// branch is cut as soon as its members' union exceeds `n` bits, so most combinations are never
+/// formed.
+pub(super) fn locked_subsets(
+    members: &[u16; 9],
+    eligible: u16,
+    n: usize,
+    found: &mut impl FnMut(u16, u16),
+) {
+    // The highest member is chosen first, in increasing order, then the next below it, and so
+    // on: that walks the sets in increasing numeric order.
+    fn below<F: FnMut(u16, u16)>(
+        members: &[u16; 9],
+        allowed: u16,
+        left: usize,
+        set: u16,
+        union: u16,
+        n: usize,
+        found: &mut F,
+    ) {
+        for top in digits_of(allowed) {
+            let rest = allowed & ((1 << top) - 1);
+            if (digit_count(rest) as usize) + 1 < left {
+                continue;
+            }
+            let union = union | members[top];
+            let size = digit_count(union) as usize;
+            if size > n {
+                continue;
+            }
+            if left == 1 {
+                if size == n {
+                    found(set | 1 << top, union);
+                }
+            } else {
+                below(members, rest, left - 1, set | 1 << top, union, n, found);
+            }
+        }
+    }
+    if n >= 1 {
+        below(members, eligible & 0x1ff, n, 0, 0, n, found);
+    }
+}
+
 /// Column 0's cells at each set of positions (bit `i`: row `i`), for [`cells_at`].
 const COLUMN_CELLS: [u128; 512] = {
     let mut t = [0u128; 512];
@@ -321,11 +367,7 @@ pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, out: &mut Steps) {
                 eligible |= 1 << d;
             }
         }
-        for set in combos_within(eligible, n) {
-            let cells_pos = digits_of(set).fold(0u16, |a, d| a | pos[d]);
-            if digit_count(cells_pos) as usize != n {
-                continue;
-            }
+        locked_subsets(&pos, eligible, n, &mut |set, cells_pos| {
             let cells = cells_at(u, cells_pos);
             let mut step = Step::new(match (n, direct) {
                 (2, true) => Technique::DirectHiddenPair,
@@ -342,7 +384,7 @@ pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, out: &mut Steps) {
                 }
             }
             if !any {
-                continue;
+                return;
             }
             step.cells = cells;
             step.digits = set;
@@ -355,10 +397,10 @@ pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, out: &mut Steps) {
                         out.push(step);
                     }
                 }
-                continue;
+                return;
             }
             out.push(step);
-        }
+        });
     }
 }
 
@@ -379,11 +421,8 @@ pub(super) fn naked_sets(s: &State, n: usize, out: &mut Steps) {
         if empty <= n {
             continue;
         }
-        for set in combos_within(eligible, n) {
-            let digits = digits_of(set).fold(0u16, |a, i| a | s.cand[usize::from(unit[i])]);
-            if digit_count(digits) as usize != n {
-                continue;
-            }
+        let cands: [u16; 9] = std::array::from_fn(|i| s.cand[usize::from(unit[i])]);
+        locked_subsets(&cands, eligible, n, &mut |set, digits| {
             let cells = cells_at(u, set);
             let mut step = Step::new(match n {
                 2 => Technique::NakedPair,
@@ -396,12 +435,12 @@ pub(super) fn naked_sets(s: &State, n: usize, out: &mut Steps) {
                 any |= step.eliminations[d] != 0;
             }
             if !any {
-                continue;
+                return;
             }
             step.cells = cells;
             step.digits = digits;
             out.push(step);
-        }
+        });
     }
 }
 
@@ -421,23 +460,19 @@ pub(super) fn fish(s: &State, n: usize, out: &mut Steps) {
             let eligible = (0..9).fold(0u16, |a, i| {
                 a | u16::from((2..=n).contains(&(digit_count(lines[i]) as usize))) << i
             });
-            for set in combos_within(eligible, n) {
-                let covers = digits_of(set).fold(0u16, |a, i| a | lines[i]);
-                if digit_count(covers) as usize != n {
-                    continue;
-                }
+            locked_subsets(&lines, eligible, n, &mut |set, covers| {
                 let base_cells = digits_of(set).fold(0u128, |a, i| a | UNIT_MASK[base + i]);
                 let cover_cells = digits_of(covers).fold(0u128, |a, i| a | UNIT_MASK[cover + i]);
                 let elim = m & cover_cells & !base_cells;
                 if elim == 0 {
-                    continue;
+                    return;
                 }
                 let mut step = Step::new(technique);
                 step.eliminations[d] = elim;
                 step.cells = m & base_cells;
                 step.digits = 1 << d;
                 out.push(step);
-            }
+            });
         }
     }
 }
@@ -455,6 +490,44 @@ mod tests {
                     .collect();
                 let found: Vec<u16> = combos_within(mask, n).collect();
                 assert_eq!(found, filtered, "mask {mask:b}, n {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn locked_subsets_are_the_closed_combinations_in_order() {
+        // Member masks from a fixed generator, dense and sparse (the rungs' members have 2..=n
+        // bits, but the enumeration must not depend on that).
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..3000 {
+            let members: [u16; 9] = std::array::from_fn(|_| {
+                let r = next();
+                let m = r as u16 & 0x1ff;
+                if round % 2 == 0 {
+                    m & (r >> 16) as u16 & (r >> 32) as u16
+                } else {
+                    m
+                }
+            });
+            let eligible = next() as u16 & 0x1ff;
+            for n in 1..=4 {
+                let union = |set: u16| digits_of(set).fold(0u16, |a, i| a | members[i]);
+                let filtered: Vec<(u16, u16)> = combos_within(eligible, n)
+                    .filter(|&set| digit_count(union(set)) as usize == n)
+                    .map(|set| (set, union(set)))
+                    .collect();
+                let mut found = Vec::new();
+                locked_subsets(&members, eligible, n, &mut |set, u| found.push((set, u)));
+                assert_eq!(
+                    found, filtered,
+                    "members {members:?}, eligible {eligible:b}, n {n}"
+                );
             }
         }
     }
