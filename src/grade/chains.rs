@@ -102,6 +102,7 @@ fn best_of(s: &State, masks: &[u128; 9], kind: Kind, low: u8) -> (Best, Option<u
 
 /// Chains: X-chains and XY-chains, then (when they score no lower) alternating inference chains
 /// of every link; the round applies what the lowest-scoring chains prove.
+#[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn chains(s: &State, out: &mut Steps) {
     let masks = &s.digits;
     let mut low = u8::MAX;
@@ -331,6 +332,7 @@ fn record(s: &State, masks: &[u128; 9], start: usize, end: usize, nodes: u8, bes
 
 /// Nishio: a candidate assumed true, followed for its digit alone (the digit leaves the peers, a
 /// unit left with one place takes it), leaves a unit no place for the digit: it goes.
+#[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn nishio(s: &State, out: &mut Steps) {
     let masks = &s.digits;
     let mut found = [(0usize, 0usize, 0u8); NODES];
@@ -588,6 +590,7 @@ impl Bits {
 
 /// Dynamic forcing chains (contradiction): a candidate assumed true, followed through naked and
 /// hidden singles of every digit, ends in a contradiction: it goes.
+#[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn dynamic(s: &State, out: &mut Steps) {
     let mut found = [(0usize, 0usize, 0u8); NODES];
     let mut n = 0;
@@ -636,6 +639,7 @@ const _: () = assert!(matches!(Rung::NOT_UNIQUE[INNER.len()], Rung::Chains));
 
 /// Trial (depth 1): a candidate assumed true, followed through every pattern technique below the
 /// chains, ends in a contradiction: it goes.
+#[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn trial(s: &State, out: &mut Steps) {
     let mut inner = Steps::new();
     for c in 0..CELLS {

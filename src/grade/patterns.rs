@@ -239,6 +239,7 @@ fn seen_by_all(cells: u128) -> u128 {
 
 /// The almost locked sets rung: finds every set of up to [`ALS_CELLS`] cells, then ALS-XZ over
 /// them, and ALS-XY-Wing where ALS-XZ finds nothing.
+#[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn als(s: &State, out: &mut Steps) {
     let masks = &s.digits;
     let mut sets = [Als {
