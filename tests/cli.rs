@@ -630,7 +630,8 @@ fn every_subcommand_exits_0_quietly_on_a_closed_output_pipe() {
         &["solve", "-j", "2"],
         &["count", "-j", "2"],
     ];
-    let big = std::env::temp_dir().join(format!("sudoku-batch-pipe-{}.txt", std::process::id()));
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.txt");
     let puzzles = sample_puzzles();
     std::fs::write(
         &big,
@@ -659,7 +660,6 @@ fn every_subcommand_exits_0_quietly_on_a_closed_output_pipe() {
         assert_eq!(done.status.code(), Some(0), "{args:?}: {stderr}");
         assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
     }
-    std::fs::remove_file(&big).unwrap();
 }
 
 #[cfg(target_os = "linux")]

@@ -64,6 +64,31 @@ fn a_signal_mid_run_leaves_no_file_and_exits_128_plus_n() {
     }
 }
 
+/// Waits (up to a minute) until the pipe whose read end is `reader` holds as many bytes as it can.
+fn wait_for_a_full_pipe(reader: &std::fs::File) {
+    use std::os::fd::AsRawFd;
+    let fd = reader.as_raw_fd();
+    let capacity = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
+    assert!(
+        capacity > 0,
+        "F_GETPIPE_SZ: {}",
+        std::io::Error::last_os_error()
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut queued: libc::c_int = 0;
+        assert_eq!(unsafe { libc::ioctl(fd, libc::FIONREAD, &mut queued) }, 0);
+        if queued >= capacity {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the pipe held {queued} of {capacity} bytes after a minute"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
 fn an_input_that_shrinks_under_the_run_is_an_error_not_a_crash() {
     use std::os::unix::fs::OpenOptionsExt;
@@ -91,7 +116,9 @@ fn an_input_that_shrinks_under_the_run_is_an_error_not_a_crash() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    // Truncate only once the pipe is full: the run has mapped its input, answered the start of
+    // it and stalled (a fixed sleep could fire before a slow machine started the run).
+    wait_for_a_full_pipe(&reader);
     std::fs::File::create(&input).unwrap(); // truncate it to nothing
     let drain = std::thread::spawn(move || {
         use std::io::Read;

@@ -55,7 +55,8 @@ def spark():
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = SparkSession.builder.master(MASTER).appName("sudoku-batch-tests").getOrCreate()
+    # No web UI: it would take a port from 4040 up, which other jobs on the machine may hold.
+    session = SparkSession.builder.master(MASTER).appName("sudoku-batch-tests").config("spark.ui.enabled", "false").getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

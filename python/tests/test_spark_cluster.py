@@ -453,6 +453,9 @@ def test_an_executor_killed_mid_job_loses_nothing(cluster, shipped, cli, tmp_pat
     out = tmp_path / "out"
     events = tmp_path / "events"
     killed = {}
+    # The applications worker1 ran before this job: an executor of one of them may still be
+    # shutting down, and killing it would miss this job.
+    earlier = set(os.listdir(cluster.root / "worker1"))
 
     def kill_mid_job(job):
         deadline = time.monotonic() + JOB_TIMEOUT
@@ -461,8 +464,10 @@ def test_an_executor_killed_mid_job_loses_nothing(cluster, shipped, cli, tmp_pat
             for victim in cluster.executors("worker1"):
                 # This job's executor: its working directory (work-dir/app-ID/EXEC-ID) holds its log.
                 try:
-                    log = pathlib.Path(os.readlink(f"/proc/{victim}/cwd")) / "stderr"
-                    running = "Running task" in log.read_text(errors="replace")
+                    workdir = pathlib.Path(os.readlink(f"/proc/{victim}/cwd"))
+                    if workdir.parent.name in earlier:
+                        continue
+                    running = "Running task" in (workdir / "stderr").read_text(errors="replace")
                 except OSError:
                     continue
                 if running and not committed(out):
@@ -484,14 +489,15 @@ def test_an_executor_killed_mid_job_loses_nothing(cluster, shipped, cli, tmp_pat
     lost = [e for e in ev if e["Event"] == "SparkListenerTaskEnd" and e["Task End Reason"]["Reason"] == "ExecutorLostFailure"]
     added = [e for e in ev if e["Event"] == "SparkListenerExecutorAdded"]
     assert removed and lost, "no executor loss in the event log: the kill missed the job"
-    assert len(added) >= 3, "no replacement executor"
+    # (The lost tasks may re-run on worker2's executor before worker1's replacement registers,
+    # so a replacement is reported below, not required.)
     ok = [e for e in ev if e["Event"] == "SparkListenerTaskEnd" and e["Task End Reason"]["Reason"] == "Success"]
     assert {e["Task Info"]["Index"] for e in lost} <= {e["Task Info"]["Index"] for e in ok}
     rerun = [e["Task Info"] for e in ok if e["Task Info"]["Index"] in {x["Task Info"]["Index"] for x in lost}]
     print(
         f"\nkill: job {elapsed:.1f} s; executor removed {removed[0]['Timestamp'] / 1000 - killed['at']:.2f} s after the kill, "
-        f"replaced after {added[-1]['Timestamp'] / 1000 - killed['at']:.2f} s; {len(lost)} task(s) lost, re-run in "
-        f"{[t['Finish Time'] - t['Launch Time'] for t in rerun]} ms; {len(added)} executors in all"
+        f"{len(added)} executor(s) added in all; {len(lost)} task(s) lost, re-run in "
+        f"{[t['Finish Time'] - t['Launch Time'] for t in rerun]} ms"
     )
 
     joined = "".join((out / p).read_text() for p in part_files(out))
