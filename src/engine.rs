@@ -100,10 +100,12 @@ impl Engine {
     /// A filtering task (`dedupe`) gives each record's class: a [`crate::Deduper`] then decides
     /// which are kept.
     pub fn answer(&self, task: Task, records: &[Record<'_>]) -> Vec<Outcome> {
+        let (min, max) = task.job_len(MIN_RECORDS_PER_TASK);
         self.pool.install(|| {
             records
                 .par_iter()
-                .with_min_len(MIN_RECORDS_PER_TASK)
+                .with_min_len(min)
+                .with_max_len(max)
                 .map(|record| record.answer(task))
                 .collect()
         })
@@ -114,7 +116,7 @@ impl Engine {
     /// whole lines; unlike a run, it does not skip a byte-order mark at the start. Returns the
     /// output bytes.
     pub fn answer_lines(&self, task: Task, text: &[u8]) -> Result<Vec<u8>, EngineError> {
-        const PIECE: usize = 64 << 10;
+        let piece = task.block_limit().unwrap_or(64 << 10);
         if task.filters() {
             return Err(EngineError::NeedsWholeInput(task));
         }
@@ -122,10 +124,10 @@ impl Engine {
         let mut rest = text;
         while !rest.is_empty() {
             let cut = match rest
-                .get(PIECE..)
+                .get(piece..)
                 .and_then(|tail| memchr::memchr(b'\n', tail))
             {
-                Some(i) => PIECE + i + 1,
+                Some(i) => piece + i + 1,
                 None => rest.len(),
             };
             pieces.push(&rest[..cut]);
@@ -134,6 +136,7 @@ impl Engine {
         let outputs: Vec<Vec<u8>> = self.pool.install(|| {
             pieces
                 .par_iter()
+                .with_max_len(1) // a job per piece: slow tasks' pieces are few and uneven
                 .map(|piece| {
                     let mut out = BlockOut::new(0);
                     LineFormat.answer_block(piece, task, &mut out);

@@ -325,3 +325,50 @@ fn slow_tasks_get_small_blocks() {
     let (_, _, seen) = run_on_file(&config(SOLVE, 2), &path);
     assert_eq!(seen.progress.len(), 1, "solve reads the file in one block");
 }
+
+/// `grade` and `rate` spend up to milliseconds per record: the engine answers them in jobs of a
+/// few records, so a batch of a few hundred stays spread over every thread to its end (rayon
+/// alone splits only as deep as the threads need at the start), and the answers are those of one
+/// thread. Fast tasks keep the caller's minimum and no maximum.
+#[test]
+fn slow_tasks_are_answered_in_small_jobs() {
+    let rate = Task::Rate {
+        samples: 2,
+        seed: 0,
+    };
+    for task in [Task::Grade, rate] {
+        let (min, max) = task.job_len(64);
+        assert!(min <= max && max <= 8, "{task:?}: jobs of {min} to {max}");
+    }
+    assert_eq!(SOLVE.job_len(64), (64, usize::MAX));
+    let puzzles =
+        common::puzzle_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt"));
+    let text: String = puzzles
+        .iter()
+        .cycle()
+        .take(300)
+        .map(|p| format!("{p}\n"))
+        .collect();
+    let records: Vec<sudoku_batch::Record> = text
+        .lines()
+        .map(|l| sudoku_batch::Record::parse(l.as_bytes()))
+        .collect();
+    let lines = |outcomes: Vec<sudoku_batch::Outcome>| {
+        let mut out = Vec::new();
+        for o in &outcomes {
+            o.write_line(&mut out);
+        }
+        out
+    };
+    let (one, two) = (
+        sudoku_batch::Engine::new(1).unwrap(),
+        sudoku_batch::Engine::new(2).unwrap(),
+    );
+    for task in [Task::Grade, rate] {
+        let answered = lines(two.answer(task, &records));
+        assert_eq!(answered, lines(one.answer(task, &records)), "{task:?}");
+        assert_eq!(answered.iter().filter(|&&b| b == b'\n').count(), 300);
+        let by_lines = two.answer_lines(task, text.as_bytes()).unwrap();
+        assert_eq!(by_lines, answered, "{task:?}: answer_lines");
+    }
+}

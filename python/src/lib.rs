@@ -1032,10 +1032,12 @@ fn run_arrow(
                 // Each puzzle is parsed on the worker that answers it: on puzzles solved in a
                 // microsecond or two, parsing them first on this thread left the pool idle.
                 let (texts, solution_texts) = (&texts, &solution_texts);
+                let (min, max) = task.job_len(64);
                 let outcomes: Vec<Outcome> = engine.install(|| {
                     (start..end)
                         .into_par_iter()
-                        .with_min_len(64)
+                        .with_min_len(min)
+                        .with_max_len(max)
                         .map(|i| {
                             let read = match texts.get(i) {
                                 Some(text) => Read::text(text),

@@ -289,9 +289,11 @@ impl Layout {
             .filter(|_| self.task.needs_solution())
             .map(|i| Strings::new(batch.column(i).as_ref()).expect("a text column"));
         let task = self.task;
+        let (min, max) = task.job_len(64);
         (0..batch.num_rows())
             .into_par_iter()
-            .with_min_len(64)
+            .with_min_len(min)
+            .with_max_len(max)
             .map(|i| puzzles.record(i, solutions.as_ref()).answer(task))
             .collect()
     }

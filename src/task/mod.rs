@@ -200,10 +200,25 @@ impl Task {
     /// per record, so blocks of about fifty puzzle lines keep a file of a few hundred puzzles
     /// spread over every thread, and its last block short.
     pub(crate) fn block_limit(self) -> Option<usize> {
-        match self {
-            Task::Grade | Task::Rate { .. } => Some(4 << 10),
-            _ => None,
+        self.is_slow().then_some(4 << 10)
+    }
+
+    /// The records one parallel job answers, as `(min, max)` for rayon's `with_min_len` and
+    /// `with_max_len`: `fast_min` (enough records to pay for a job) and no maximum, except for
+    /// `grade` and `rate`, which spend up to milliseconds per record. Rayon splits a batch only as
+    /// deep as its threads need at the start, so on those tasks one thread could be left with a
+    /// quarter of a batch while the others idled; jobs of at most 8 records end together.
+    pub fn job_len(self, fast_min: usize) -> (usize, usize) {
+        if self.is_slow() {
+            (1, 8)
+        } else {
+            (fast_min, usize::MAX)
         }
+    }
+
+    /// `grade` and `rate`: up to milliseconds per record, where the others take microseconds.
+    fn is_slow(self) -> bool {
+        matches!(self, Task::Grade | Task::Rate { .. })
     }
 
     /// Whether the output of a record is the record itself (kept or dropped), not an answer.
