@@ -65,6 +65,7 @@ fn a_signal_mid_run_leaves_no_file_and_exits_128_plus_n() {
 }
 
 /// Waits (up to a minute) until the pipe whose read end is `reader` holds as many bytes as it can.
+#[cfg(target_os = "linux")] // F_GETPIPE_SZ
 fn wait_for_a_full_pipe(reader: &std::fs::File) {
     use std::os::fd::AsRawFd;
     let fd = reader.as_raw_fd();
@@ -89,6 +90,7 @@ fn wait_for_a_full_pipe(reader: &std::fs::File) {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn an_input_that_shrinks_under_the_run_is_an_error_not_a_crash() {
     use std::os::unix::fs::OpenOptionsExt;

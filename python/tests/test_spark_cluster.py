@@ -446,7 +446,7 @@ def committed(out):
 
 def test_an_executor_killed_mid_job_loses_nothing(cluster, shipped, cli, tmp_path):
     """SIGKILL of one worker's executor while it runs a task, before any output is committed:
-    Spark re-runs the lost tasks on a new executor and the job's output is still the CLI's,
+    Spark re-runs the lost tasks (on worker2's executor or a replacement) and the job's output is still the CLI's,
     byte for byte (every record answered once, in order, bad ones with their status)."""
     src = tmp_path / "hard.txt"
     write_lines(src, hard_puzzles())
