@@ -293,19 +293,24 @@ fn a_sharded_dedupe_is_refused_by_the_library() {
     );
 }
 
+/// `n` lines: the puzzles of `data/sample.txt`, repeated.
+fn sample_lines(n: usize) -> String {
+    let puzzles =
+        common::puzzle_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt"));
+    puzzles
+        .iter()
+        .cycle()
+        .take(n)
+        .map(|p| format!("{p}\n"))
+        .collect()
+}
+
 /// A task that spends milliseconds per record is cut into small blocks: a file of a few hundred
 /// puzzles is still shared among the threads (each block reports its progress when written),
 /// while a fast task reads it in one block.
 #[test]
 fn slow_tasks_get_small_blocks() {
-    let puzzles =
-        common::puzzle_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt"));
-    let text: String = puzzles
-        .iter()
-        .cycle()
-        .take(400)
-        .map(|p| format!("{p}\n"))
-        .collect();
+    let text = sample_lines(400);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("puzzles.txt");
     std::fs::write(&path, &text).unwrap();
@@ -342,14 +347,7 @@ fn slow_tasks_are_answered_in_small_jobs() {
         assert!(min <= max && max <= 8, "{task:?}: jobs of {min} to {max}");
     }
     assert_eq!(SOLVE.job_len(64), (64, usize::MAX));
-    let puzzles =
-        common::puzzle_texts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt"));
-    let text: String = puzzles
-        .iter()
-        .cycle()
-        .take(300)
-        .map(|p| format!("{p}\n"))
-        .collect();
+    let text = sample_lines(300);
     let records: Vec<sudoku_batch::Record> = text
         .lines()
         .map(|l| sudoku_batch::Record::parse(l.as_bytes()))
