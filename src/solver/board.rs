@@ -161,6 +161,33 @@ fn cells_in(mask: u32) -> u32 {
     }
 }
 
+/// `OTHER_COLUMNS[pos]`: a band mask without the column of band cell `pos` (a lookup, since
+/// `pos % 9` is a multiply and a shift).
+const OTHER_COLUMNS: [u32; 27] = {
+    let mut t = [0u32; 27];
+    let mut pos = 0;
+    while pos < 27 {
+        t[pos] = !(COLUMN << (pos % 9));
+        pos += 1;
+    }
+    t
+};
+
+/// The given (non-blank) cells of a band's 27 cell values, as a band mask. Eight cells at a time
+/// in a `u64`: a byte's top bit is set when the byte is not zero, and one multiply gathers the
+/// eight flags (byte `k` to bit `k`). The last word overlaps the third: cells 19 to 26.
+#[inline(always)]
+fn givens_in_band(cells: &[u8; 27]) -> u32 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let flags = |at: usize| -> u32 {
+        let word = u64::from_le_bytes(cells[at..at + 8].try_into().expect("8 cells"));
+        let top = ((word & LOW7) + LOW7 | word) & !LOW7;
+        ((top >> 7).wrapping_mul(GATHER) >> 56) as u32
+    };
+    flags(0) | flags(8) << 8 | flags(16) << 16 | flags(19) >> 5 << 24
+}
+
 impl Board {
     /// The state for a puzzle's givens; `Err` if two givens clash. Inlined into its two callers,
     /// so the state is built in place rather than copied out of a `Result`.
@@ -169,26 +196,29 @@ impl Board {
         let mut cand = [BAND; 27];
         let mut placed = [0u32; 27];
         let mut given = [0u32; 3];
-        for (band, rows) in puzzle.cells().chunks_exact(27).enumerate() {
-            for (pos, &value) in rows.iter().enumerate() {
-                if value == 0 {
-                    continue;
-                }
-                let digit = usize::from(value - 1).min(8);
+        for (band, cells) in puzzle.cells().chunks_exact(27).enumerate() {
+            // Only the givens are visited: a walk over all 27 cells cost a test and a branch
+            // per blank (measured: about a quarter of the whole solve on easy puzzles).
+            let mut left = givens_in_band(cells.try_into().expect("27 cells"));
+            given[band] = left;
+            while left != 0 {
+                let pos = left.trailing_zeros() as usize;
+                left &= left - 1;
+                let digit = usize::from(cells[pos] - 1).min(8);
                 let s = digit * 3 + band;
                 let bit = 1u32 << pos;
                 if cand[s] & bit == 0 {
                     return Err(Contradiction);
                 }
                 cand[s] &= PEERS_IN_BAND[pos];
-                let column = !(COLUMN << (pos % 9));
+                let column = OTHER_COLUMNS[pos];
                 cand[digit * 3 + (band + 1) % 3] &= column;
                 cand[digit * 3 + (band + 2) % 3] &= column;
                 placed[s] |= bit;
-                given[band] |= bit;
             }
         }
-        // Given cells leave every other digit in one pass.
+        // Given cells leave every other digit in one pass; digit-major loops with the band
+        // innermost, so each band's mask is a constant per position (`s % 3` was not).
         let mut b = Board {
             cand: [0; 27],
             seen: [0; 27],
@@ -196,8 +226,11 @@ impl Board {
             unsolved: [BAND & !given[0], BAND & !given[1], BAND & !given[2]],
             pairs: [0; 3],
         };
-        for s in 0..27 {
-            b.cand[s] = cand[s] & !given[s % 3] | placed[s];
+        for digit in 0..9 {
+            for band in 0..3 {
+                let s = digit * 3 + band;
+                b.cand[s] = cand[s] & !given[band] | placed[s];
+            }
         }
         Ok(b)
     }
@@ -601,5 +634,29 @@ impl Board {
     /// Places `digit` (0-based) on `cell`, which must be one of its candidates.
     pub fn set(&mut self, cell: usize, digit: usize) {
         self.place(digit * 3 + cell / 27, 1 << (cell % 27));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn givens_in_band_flags_exactly_the_nonzero_cells() {
+        // Every value 0-9 at every position, among varied neighbours.
+        for pos in 0..27 {
+            for value in 0..=9u8 {
+                for fill in [0u8, 1, 9] {
+                    let mut cells = [fill; 27];
+                    cells[pos] = value;
+                    let expected = cells
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &v)| v != 0)
+                        .fold(0u32, |m, (i, _)| m | 1 << i);
+                    assert_eq!(givens_in_band(&cells), expected, "{cells:?}");
+                }
+            }
+        }
     }
 }
