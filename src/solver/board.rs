@@ -182,7 +182,7 @@ fn givens_in_band(cells: &[u8; 27]) -> u32 {
     const GATHER: u64 = 0x0102_0408_1020_4080;
     let flags = |at: usize| -> u32 {
         let word = u64::from_le_bytes(cells[at..at + 8].try_into().expect("8 cells"));
-        let top = ((word & LOW7) + LOW7 | word) & !LOW7;
+        let top = (((word & LOW7) + LOW7) | word) & !LOW7;
         ((top >> 7).wrapping_mul(GATHER) >> 56) as u32
     };
     flags(0) | flags(8) << 8 | flags(16) << 16 | flags(19) >> 5 << 24
@@ -227,9 +227,9 @@ impl Board {
             pairs: [0; 3],
         };
         for digit in 0..9 {
-            for band in 0..3 {
+            for (band, &given_here) in given.iter().enumerate() {
                 let s = digit * 3 + band;
-                b.cand[s] = cand[s] & !given[band] | placed[s];
+                b.cand[s] = cand[s] & !given_here | placed[s];
             }
         }
         Ok(b)
