@@ -83,6 +83,63 @@ pub struct Clash {
     pub index: usize,
 }
 
+/// The cell values of 81 bytes (`1`-`9` givens, `0` or `.` blanks), or `None` if any byte is
+/// something else. Every record of a run passes through here, so on x86-64 it takes the first
+/// 80 bytes sixteen at a time with SSE2 (part of the x86-64 baseline, so no run-time check).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn cells_of(text: &[u8; CELLS]) -> Option<[u8; CELLS]> {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
+        _mm_or_si128, _mm_set1_epi8, _mm_storeu_si128, _mm_sub_epi8,
+    };
+    let mut cells = [0u8; CELLS];
+    let (last, ok_last) = cell_of(text[CELLS - 1]);
+    cells[CELLS - 1] = last;
+    // SAFETY: the build enables SSE2 (the cfg above), and `at + 16 <= 80` for every offset, so
+    // each unaligned 16-byte load and store stays inside its 81-byte array.
+    let all_ok = unsafe {
+        let mut ok = _mm_set1_epi8(-1);
+        for at in (0..CELLS - 1).step_by(16) {
+            let bytes = _mm_loadu_si128(text.as_ptr().add(at).cast::<__m128i>());
+            let digit = _mm_sub_epi8(bytes, _mm_set1_epi8(b'0' as i8));
+            // `0`-`9` exactly when the wrapped difference is at most 9 (unsigned).
+            let is_digit = _mm_cmpeq_epi8(_mm_min_epu8(digit, _mm_set1_epi8(9)), digit);
+            let is_dot = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'.' as i8));
+            ok = _mm_and_si128(ok, _mm_or_si128(is_digit, is_dot));
+            let cell = _mm_and_si128(digit, is_digit);
+            _mm_storeu_si128(cells.as_mut_ptr().add(at).cast::<__m128i>(), cell);
+        }
+        _mm_movemask_epi8(ok) == 0xFFFF
+    };
+    (all_ok & ok_last).then_some(cells)
+}
+
+/// One byte's cell value (`0` for a blank or a bad byte), and whether it is a cell byte.
+#[inline(always)]
+fn cell_of(b: u8) -> (u8, bool) {
+    let digit = b.wrapping_sub(b'0');
+    if digit > 9 {
+        (0, b == b'.')
+    } else {
+        (digit, true)
+    }
+}
+
+/// The portable form of the above: branch-free, so the compiler may vectorize it.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn cells_of(text: &[u8; CELLS]) -> Option<[u8; CELLS]> {
+    let mut cells = [0u8; CELLS];
+    let mut ok = true;
+    for (&b, cell) in text.iter().zip(cells.iter_mut()) {
+        let (value, is_cell) = cell_of(b);
+        *cell = value;
+        ok &= is_cell;
+    }
+    ok.then_some(cells)
+}
+
 impl Grid {
     /// The all-blank grid.
     pub const EMPTY: Grid = Grid { cells: [0; CELLS] };
@@ -109,25 +166,21 @@ impl Grid {
         if text.len() != CELLS {
             return Err(ParseError::Length { found: text.len() });
         }
-        // Branch-free so it vectorizes; the slow walk below only runs to name a bad byte.
-        let mut cells = [0u8; CELLS];
-        let mut bad = false;
-        for (&b, cell) in text.iter().zip(cells.iter_mut()) {
-            let digit = b.wrapping_sub(b'0');
-            bad |= (digit > 9) & (b != b'.');
-            *cell = if digit > 9 { 0 } else { digit };
+        let text: &[u8; CELLS] = text.try_into().expect("81 bytes");
+        match cells_of(text) {
+            Some(cells) => Ok(Grid { cells }),
+            // The slow walk only runs to name the bad byte.
+            None => {
+                let position = text
+                    .iter()
+                    .position(|&b| !matches!(b, b'0'..=b'9' | b'.'))
+                    .expect("a bad byte was seen");
+                Err(ParseError::BadByte {
+                    position: position + 1,
+                    byte: text[position],
+                })
+            }
         }
-        if bad {
-            let position = text
-                .iter()
-                .position(|&b| !matches!(b, b'0'..=b'9' | b'.'))
-                .expect("a bad byte was seen");
-            return Err(ParseError::BadByte {
-                position: position + 1,
-                byte: text[position],
-            });
-        }
-        Ok(Grid { cells })
     }
 
     /// The cell values, row-major; `0` is blank.
@@ -150,6 +203,21 @@ impl Grid {
         for (o, &v) in out.iter_mut().zip(self.cells.iter()) {
             *o = b'0' + v;
         }
+    }
+
+    /// Appends the 81 cells as ASCII digits (`0` for blanks) and a line end: every answer line
+    /// of a run passes through here, so the digits go straight into the vector's spare room.
+    #[inline]
+    pub fn write_line(&self, out: &mut Vec<u8>) {
+        out.reserve(CELLS + 1);
+        let start = out.len();
+        let line = &mut out.spare_capacity_mut()[..CELLS + 1];
+        for (o, &v) in line.iter_mut().zip(self.cells.iter()) {
+            o.write(b'0' + v);
+        }
+        line[CELLS].write(b'\n');
+        // SAFETY: the 82 bytes past `start` were reserved and have just been written.
+        unsafe { out.set_len(start + CELLS + 1) };
     }
 
     /// The grid as an 81-digit line (`0` for blanks), without a newline.
@@ -259,6 +327,55 @@ mod tests {
         assert_eq!(g.get(0, 2), 3);
         assert_eq!(g.givens(), 2);
         assert_eq!(g.to_line(), format!("103{}", "0".repeat(78)));
+    }
+
+    /// Every byte value at every position, against a one-byte-at-a-time reading of the rule:
+    /// the vector parse handles its 16-byte chunks and its last byte alike.
+    #[test]
+    fn parse_agrees_with_the_rule_for_every_byte_at_every_position() {
+        let base =
+            b"53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+        for position in 0..CELLS {
+            for byte in 0..=255u8 {
+                let mut text = *base;
+                text[position] = byte;
+                let expected = match byte {
+                    b'0'..=b'9' | b'.' => {
+                        let mut cells = [0u8; CELLS];
+                        for (cell, &b) in cells.iter_mut().zip(text.iter()) {
+                            *cell = if b == b'.' { 0 } else { b - b'0' };
+                        }
+                        Ok(cells)
+                    }
+                    _ => Err(ParseError::BadByte {
+                        position: position + 1,
+                        byte,
+                    }),
+                };
+                assert_eq!(
+                    Grid::parse(&text).map(|g| g.cells),
+                    expected,
+                    "byte {byte} at {position}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn write_line_appends_digits_and_a_line_end() {
+        let g = Grid::parse(
+            b"534678912672195348198342567859761423426853791713924856961537284287419635345286179",
+        )
+        .unwrap();
+        // Appended after what the buffer holds, whether or not it has room already.
+        for room in [0, 1, CELLS, CELLS + 1, 4096] {
+            let mut out = Vec::with_capacity(3 + room);
+            out.extend_from_slice(b"ab\n");
+            g.write_line(&mut out);
+            g.write_line(&mut out);
+            let line = format!("{}\n", g.to_line());
+            assert_eq!(out, format!("ab\n{line}{line}").as_bytes());
+        }
     }
 
     #[test]

@@ -237,15 +237,18 @@ impl Outcome {
 
     /// Appends the answer as one output line: the value if there is one, else the status. A
     /// grade's line is its SE estimate, band and hardest technique: `4.2 hard XY-Wing`.
+    #[inline]
     pub fn write_line(&self, out: &mut Vec<u8>) {
+        // The common line inline, the others out of line.
         match self {
-            Outcome::Solved(grid) | Outcome::Canonical(grid) => {
-                // The common line, built on the stack and appended in one piece.
-                let mut line = [b'\n'; CELLS + 1];
-                grid.write_digits(line.first_chunk_mut().expect("82 bytes hold 81"));
-                out.extend_from_slice(&line);
-                return;
-            }
+            Outcome::Solved(grid) | Outcome::Canonical(grid) => grid.write_line(out),
+            _ => self.write_other_line(out),
+        }
+    }
+
+    #[inline(never)]
+    fn write_other_line(&self, out: &mut Vec<u8>) {
+        match self {
             Outcome::Graded(g) => write!(
                 out,
                 "{:.1} {} {}",
