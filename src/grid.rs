@@ -155,10 +155,10 @@ impl Grid {
         }
     }
 
-    /// Builds a grid from cells the solver filled (each `0..=9` by construction).
-    pub(crate) fn from_solver_cells(cells: [u8; CELLS]) -> Grid {
-        debug_assert!(cells.iter().all(|&v| v <= 9));
-        Grid { cells }
+    /// Lets the solver write its cells in place (each `0..=9` by construction).
+    pub(crate) fn fill_from_solver(&mut self, fill: impl FnOnce(&mut [u8; CELLS])) {
+        fill(&mut self.cells);
+        debug_assert!(self.cells.iter().all(|&v| v <= 9));
     }
 
     /// Parses exactly 81 bytes: `1`-`9` are givens, `0` and `.` are blanks.

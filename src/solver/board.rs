@@ -17,7 +17,7 @@ use super::tables::{
     self, ALL_MINIROWS, ANY_MINIROWS, BAND, BAND_RULE, COLUMN, EXPAND, MINIROW_ROWS, OTHER_BANDS,
     PEERS_IN_BAND, PLACEMENT_CELLS, ROW, ROW_COUNT,
 };
-use crate::grid::{Grid, CELLS};
+use crate::grid::Grid;
 
 /// The puzzle has no solution from this state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,26 +56,27 @@ pub struct Board {
 const _: () = assert!(std::mem::size_of::<Board>() == 268);
 
 /// What the search is asked for, and what it has found so far.
-pub struct Goal {
+pub struct Goal<'a> {
     /// Stop after this many solutions.
     pub limit: u32,
     pub found: u32,
     pub guesses: u64,
-    /// The first solution found.
-    pub first: Option<Grid>,
+    /// Where the first solution found is written (it holds one once `found > 0`): the caller's
+    /// own grid, so a solution is not copied out through the search's result.
+    pub first: &'a mut Grid,
     /// False when the search's first state had fewer than `CLAIMS_MIN_OPEN` blanks (a dense
     /// puzzle). Blanks only get fewer, so no later state of the search needs counting, and the
     /// search keeps the cheap rules (see `explore`).
     sparse: bool,
 }
 
-impl Goal {
-    pub fn new(limit: u32) -> Goal {
+impl<'a> Goal<'a> {
+    pub fn new(limit: u32, first: &'a mut Grid) -> Goal<'a> {
         Goal {
             limit,
             found: 0,
             guesses: 0,
-            first: None,
+            first,
             sparse: true,
         }
     }
@@ -416,7 +417,7 @@ impl Board {
     }
 
     /// Searches from a propagated, unsolved state, recording solutions in `goal`.
-    pub fn search(&mut self, goal: &mut Goal) {
+    pub fn search(&mut self, goal: &mut Goal<'_>) {
         goal.guesses += 1;
         if goal.sparse && goal.guesses >= PLACEMENTS_AFTER_GUESSES && self.search_placements(goal) {
             return;
@@ -491,7 +492,7 @@ impl Board {
     /// 8.7 on magictour. From the first guess, forum_hardest_1106 guesses 19% more; from the
     /// sixth, the other hard sets 4-6% more. Dense puzzles (Serg's set) keep bivalue cells: their
     /// searches are short, and placements made them guess 21% more.
-    fn search_placements(&mut self, goal: &mut Goal) -> bool {
+    fn search_placements(&mut self, goal: &mut Goal<'_>) -> bool {
         let mut band = 3;
         let mut fewest = u32::MAX;
         for b in 0..3 {
@@ -537,7 +538,7 @@ impl Board {
     /// No bivalue cell: branch on the fewest-candidate cell among the first unsolved cell of each
     /// band. A full minimum scan was measured to guess more (121 vs 84 guesses per puzzle on
     /// forum_hardest_1106), as well as costing more.
-    fn search_fewest(&mut self, goal: &mut Goal) {
+    fn search_fewest(&mut self, goal: &mut Goal<'_>) {
         let mut best = (10, 0, 0u32);
         for band in 0..3 {
             let cells = self.unsolved[band];
@@ -567,7 +568,7 @@ impl Board {
     }
 
     /// Propagates this state and records it or searches on.
-    pub fn explore(&mut self, goal: &mut Goal) {
+    pub fn explore(&mut self, goal: &mut Goal<'_>) {
         // Column claims pay off on sparse states and in long searches; in short searches on
         // dense puzzles (Serg's set: 34 clues, many solutions) they cost more than the guesses
         // they save. Measured: without them 17-clue and the hard sets lose 5-10%, with them
@@ -589,34 +590,35 @@ impl Board {
     }
 
     /// Records a solved state.
-    pub fn record(&self, goal: &mut Goal) {
-        if goal.first.is_none() {
-            goal.first = Some(self.solution());
+    pub fn record(&self, goal: &mut Goal<'_>) {
+        if goal.found == 0 {
+            self.write_solution(goal.first);
         }
         goal.found += 1;
     }
 
-    /// The digits of a solved state.
-    pub fn solution(&self) -> Grid {
-        let mut cells = [0u8; CELLS];
-        for digit in 0..9 {
-            for band in 0..3 {
-                // Solved, a digit has exactly one cell in each row of a band (every subband
-                // keeps a valid placement, and every cell has one owner): three lookups, no loop
-                // on the mask (measured: about 100 fewer instructions per puzzle). An empty row
-                // would index the next band, not fail `get_mut`, hence the debug check.
-                let m = self.cand[digit * 3 + band];
-                for row in 0..3 {
-                    let in_row = m >> (9 * row) & ROW;
-                    debug_assert!(in_row.is_power_of_two(), "a solved row has one cell");
-                    let col = in_row.trailing_zeros() as usize;
-                    if let Some(cell) = cells.get_mut(band * 27 + row * 9 + col) {
-                        *cell = digit as u8 + 1;
+    /// Writes the digits of a solved state into `grid`, in place (every cell is written).
+    pub fn write_solution(&self, grid: &mut Grid) {
+        grid.fill_from_solver(|cells| {
+            for digit in 0..9 {
+                for band in 0..3 {
+                    // Solved, a digit has exactly one cell in each row of a band (every subband
+                    // keeps a valid placement, and every cell has one owner): three lookups, no
+                    // loop on the mask (measured: about 100 fewer instructions per puzzle). An
+                    // empty row would index the next band, not fail `get_mut`, hence the debug
+                    // check.
+                    let m = self.cand[digit * 3 + band];
+                    for row in 0..3 {
+                        let in_row = m >> (9 * row) & ROW;
+                        debug_assert!(in_row.is_power_of_two(), "a solved row has one cell");
+                        let col = in_row.trailing_zeros() as usize;
+                        if let Some(cell) = cells.get_mut(band * 27 + row * 9 + col) {
+                            *cell = digit as u8 + 1;
+                        }
                     }
                 }
             }
-        }
-        Grid::from_solver_cells(cells)
+        });
     }
 
     /// Candidate digits (bit `d` for digit `d + 1`) of `cell`.

@@ -34,11 +34,20 @@ pub struct Counted {
 
 /// Finds one solution (any), or reports that there is none.
 pub fn solve(puzzle: &Grid) -> Solved {
-    let goal = run(puzzle, 1);
+    let mut first = Grid::EMPTY;
+    let goal = run(puzzle, 1, &mut first);
+    let (found, guesses) = (goal.found, goal.guesses);
     Solved {
-        solution: goal.first,
-        guesses: goal.guesses,
+        solution: (found > 0).then_some(first),
+        guesses,
     }
+}
+
+/// [`solve`] for the batch path: the solution, if there is one, is written into `solution` (the
+/// caller's outcome) instead of being returned, which saves copying the grid twice per record.
+/// Returns whether there is one.
+pub(crate) fn solve_into(puzzle: &Grid, solution: &mut Grid) -> bool {
+    run(puzzle, 1, solution).found > 0
 }
 
 /// Counts solutions, stopping at `limit` (`limit` 2 is the uniqueness check). `limit` 0 counts nothing.
@@ -49,15 +58,16 @@ pub fn count(puzzle: &Grid, limit: u32) -> Counted {
             guesses: 0,
         };
     }
-    let goal = run(puzzle, limit);
+    let mut first = Grid::EMPTY;
+    let goal = run(puzzle, limit, &mut first);
     Counted {
         solutions: goal.found,
         guesses: goal.guesses,
     }
 }
 
-fn run(puzzle: &Grid, limit: u32) -> Goal {
-    let mut goal = Goal::new(limit);
+fn run<'a>(puzzle: &Grid, limit: u32, first: &'a mut Grid) -> Goal<'a> {
+    let mut goal = Goal::new(limit, first);
     if let Ok(mut board) = Board::new(puzzle) {
         board.explore(&mut goal);
     }
@@ -78,13 +88,14 @@ pub fn lexmin(puzzle: &Grid) -> Solved {
     let Ok(mut board) = Board::new(puzzle) else {
         return none(0);
     };
-    let mut goal = Goal::new(2);
+    let mut witness = Grid::EMPTY;
+    let mut goal = Goal::new(2, &mut witness);
     board.clone().explore(&mut goal);
-    let mut guesses = goal.guesses;
-    let Some(mut witness) = goal.first else {
+    let (found, mut guesses) = (goal.found, goal.guesses);
+    if found == 0 {
         return none(guesses);
-    };
-    if goal.found == 2 {
+    }
+    if found == 2 {
         // A solution exists, so propagating the givens cannot fail.
         let _ = board.propagate(true, true);
         for cell in 0..CELLS {
@@ -98,11 +109,11 @@ pub fn lexmin(puzzle: &Grid) -> Solved {
                 smaller &= smaller - 1;
                 let mut trial = board;
                 trial.set(cell, digit);
-                let mut probe = Goal::new(1);
+                let mut probe = Goal::new(1, &mut witness);
                 trial.explore(&mut probe);
                 guesses += probe.guesses;
-                if let Some(found) = probe.first {
-                    witness = found;
+                // A probe that finds nothing writes nothing: the witness stands.
+                if probe.found > 0 {
                     chosen = digit;
                     break;
                 }

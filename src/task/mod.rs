@@ -324,6 +324,7 @@ impl<'a> Record<'a> {
     }
 
     /// Runs `task` on the record: [`answer`] on its puzzle, or the reason it is not one.
+    #[inline]
     pub fn answer(&self, task: Task) -> Outcome {
         match &self.puzzle {
             Ok(grid) => answer(task, grid, self.solution),
@@ -337,63 +338,85 @@ impl<'a> Record<'a> {
 ///
 /// Clashing givens have no solution, so the clash check runs only when the search finds none: it
 /// stays off the hot path of good records.
+#[inline]
 pub fn answer(task: Task, puzzle: &Grid, solution: Option<&[u8]>) -> Outcome {
-    let outcome = match task {
-        Task::Solve { lexmin } => {
-            let solved = if lexmin {
-                solver::lexmin(puzzle)
-            } else {
-                solver::solve(puzzle)
-            };
-            match solved.solution {
-                Some(s) => Outcome::Solved(s),
-                None => Outcome::Unsolvable,
+    // `solve`, the task of most runs, is answered inline in the caller's per-record loop, and
+    // its search writes the solution straight into the outcome there: a call, and two copies of
+    // the grid on the way back, cost a record about as much as reading it. The rest out of line.
+    match task {
+        Task::Solve { lexmin: false } => {
+            let mut outcome = Outcome::Solved(Grid::EMPTY);
+            if let Outcome::Solved(solution) = &mut outcome {
+                if solver::solve_into(puzzle, solution) {
+                    return outcome;
+                }
             }
+            no_solution(puzzle, Outcome::Unsolvable)
         }
+        _ => answer_out_of_line(task, puzzle, solution),
+    }
+}
+
+/// [`answer`] for every task but `solve` without `lexmin`.
+#[inline(never)]
+fn answer_out_of_line(task: Task, puzzle: &Grid, solution: Option<&[u8]>) -> Outcome {
+    match task {
+        Task::Solve { lexmin: false } => answer(task, puzzle, solution),
+        Task::Solve { lexmin: true } => match solver::lexmin(puzzle).solution {
+            Some(s) => Outcome::Solved(s),
+            None => no_solution(puzzle, Outcome::Unsolvable),
+        },
         Task::Count { limit } => {
             // A limit of 0 (a variant built by hand, past `Task::named`) counts as 1.
             let limit = limit.max(1);
-            let found = solver::count(puzzle, limit).solutions;
-            Outcome::Counted {
-                found,
-                at_limit: found >= limit,
+            match solver::count(puzzle, limit).solutions {
+                0 => no_solution(
+                    puzzle,
+                    Outcome::Counted {
+                        found: 0,
+                        at_limit: false,
+                    },
+                ),
+                found => Outcome::Counted {
+                    found,
+                    at_limit: found >= limit,
+                },
             }
         }
-        Task::Check { unique } => {
-            return match solution {
-                None => Outcome::Invalid(Invalid::NoSolution),
-                Some(text) => verify(puzzle, text, unique),
-            }
-        }
+        Task::Check { unique } => match solution {
+            None => Outcome::Invalid(Invalid::NoSolution),
+            Some(text) => verify(puzzle, text, unique),
+        },
         // Equivalence classes and ratings are only meaningful for puzzles whose givens agree.
         Task::Canon | Task::Dedupe { .. } => {
             if let Some(clash) = puzzle.first_clash() {
                 return Outcome::Invalid(Invalid::Clash(clash));
             }
-            return match task {
+            match task {
                 Task::Dedupe { exact: true } => Outcome::Class(*puzzle),
                 Task::Dedupe { exact: false } => Outcome::Class(canon::canonical(puzzle)),
                 _ => Outcome::Canonical(canon::canonical(puzzle)),
-            };
+            }
         }
         Task::Rate { samples, seed } => match rate::rate(puzzle, samples, seed) {
             Some(rating) => Outcome::Rated(rating),
-            None => Outcome::Unsolvable,
+            None => no_solution(puzzle, Outcome::Unsolvable),
         },
         Task::Grade => match grade::grade(puzzle) {
             Some(g) => Outcome::Graded(g),
-            None => Outcome::Unsolvable,
+            None => no_solution(puzzle, Outcome::Unsolvable),
         },
-    };
-    if matches!(
-        outcome,
-        Outcome::Unsolvable | Outcome::Counted { found: 0, .. }
-    ) {
-        if let Some(clash) = puzzle.first_clash() {
-            return Outcome::Invalid(Invalid::Clash(clash));
-        }
     }
-    outcome
+}
+
+/// The outcome of a puzzle the search found no solution for: invalid if its givens clash, else
+/// `none` (unsolvable, or a count of 0).
+#[cold]
+fn no_solution(puzzle: &Grid, none: Outcome) -> Outcome {
+    match puzzle.first_clash() {
+        Some(clash) => Outcome::Invalid(Invalid::Clash(clash)),
+        None => none,
+    }
 }
 
 /// Checks that `solution_text` is a complete, valid grid that keeps every given of `puzzle` and
