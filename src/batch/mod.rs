@@ -499,6 +499,7 @@ fn run_once(
         .block_limit()
         .map_or(block_size, |limit| block_size.min(limit));
     let (mut reader, name) = open_input(input, block_size)?;
+    reader.share(threads, MIN_BLOCK);
     let (opened, shard) = open_records(&mut reader, &name, config)?;
     let own_format = match opened.format.name() {
         "csv" => OutputFormat::Csv,

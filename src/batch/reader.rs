@@ -104,6 +104,9 @@ enum Kind<'a> {
 pub struct Reader<'a> {
     kind: Kind<'a>,
     block_size: usize,
+    /// Workers sharing the blocks, and the smallest block worth one (see [`Reader::share`]).
+    workers: usize,
+    min_block: usize,
 }
 
 const READ_PIECE: usize = 64 * 1024;
@@ -130,6 +133,8 @@ impl<'a> Reader<'a> {
                         pos: 0,
                     },
                     block_size,
+                    workers: 1,
+                    min_block: block_size,
                 });
             }
         }
@@ -146,7 +151,18 @@ impl<'a> Reader<'a> {
                 idle: false,
             },
             block_size,
+            workers: 1,
+            min_block: block_size,
         }
+    }
+
+    /// Shares a mapped input among `workers`: towards its end, blocks shrink to a share of what
+    /// is left (never below `min_block`), so the workers run out of work together instead of
+    /// one of them solving a last full block alone (guided self-scheduling). A stream's size is
+    /// not known, so its blocks keep their size.
+    pub fn share(&mut self, workers: usize, min_block: usize) {
+        self.workers = workers.max(1);
+        self.min_block = min_block.min(self.block_size);
     }
 
     /// Input size in bytes when known (mapped files), for the progress bar.
@@ -331,7 +347,15 @@ impl<'a> Reader<'a> {
                     return Ok(None);
                 }
                 let start = *pos;
-                let mut end = (start + block_size).min(len);
+                let size = if self.workers > 1 {
+                    // Half of each worker's share of what is left, as blocks already handed
+                    // out are still being answered.
+                    let share = (len - start) / (2 * self.workers);
+                    block_size.min(share.max(self.min_block))
+                } else {
+                    block_size
+                };
+                let mut end = (start + size).min(len);
                 while end < len {
                     if let Some(cut) = format.last_boundary(&map[start..end]) {
                         end = start + cut;
@@ -452,6 +476,32 @@ mod tests {
         let got = blocks(&mut mapped, &LineFormat);
         assert!(got[0].len() > 10_000);
         assert_eq!(got.concat(), text);
+    }
+
+    #[test]
+    fn shared_mapped_blocks_shrink_towards_the_end() {
+        let text: Vec<u8> = (0..20_000)
+            .flat_map(|i| format!("line {i:05}\n").into_bytes())
+            .collect();
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        io::Write::write_all(&mut file, &text).unwrap();
+        let mut alone = Reader::from_file(file.reopen().unwrap(), 16 << 10).unwrap();
+        let mut shared = Reader::from_file(file.reopen().unwrap(), 16 << 10).unwrap();
+        shared.share(2, 1 << 10);
+        let (alone, shared) = (
+            blocks(&mut alone, &LineFormat),
+            blocks(&mut shared, &LineFormat),
+        );
+        assert_eq!((alone.concat(), shared.concat()), (text.clone(), text));
+        let sizes: Vec<usize> = shared.iter().map(Vec::len).collect();
+        // Full blocks while a quarter of what is left is more, then smaller ones down to the
+        // floor (each cut back to its last line end), never growing again.
+        assert!(sizes[0] > 15 << 10);
+        assert!(sizes.windows(2).all(|w| w[1] <= w[0] + 11));
+        let last_full = sizes.iter().rposition(|&n| n > 15 << 10).unwrap();
+        assert!(sizes[last_full + 1..].iter().any(|&n| n < 2 << 10));
+        assert!(sizes[..sizes.len() - 1].iter().all(|&n| n > (1 << 10) - 12));
+        assert!(sizes.len() > alone.len());
     }
 
     #[test]
