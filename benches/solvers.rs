@@ -38,8 +38,8 @@ fn main() {
         .unwrap_or(2.0);
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
 
-    println!("| set | puzzles | sudoku-batch puzzles/s | `sudoku` crate puzzles/s | ratio (range over rounds) | guesses/puzzle | no guess | guesses/puzzle, limit 2 |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| set | puzzles | sudoku-batch puzzles/s | `sudoku` crate puzzles/s | ratio (range over rounds) | guesses/puzzle | nodes/puzzle | no guess | guesses/puzzle, limit 2 |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for set in SETS {
         if only.as_deref().is_some_and(|o| !set.contains(o)) {
             continue;
@@ -54,6 +54,7 @@ fn main() {
             .collect();
 
         let mut guesses = 0u64;
+        let mut nodes = 0u64;
         let mut no_guess = 0usize;
         let mut guesses_unique = 0u64;
         for p in &ours {
@@ -66,6 +67,7 @@ fn main() {
                 "{set}: wrong solution for {p}"
             );
             guesses += s.guesses;
+            nodes += s.nodes;
             no_guess += usize::from(s.guesses == 0);
         }
 
@@ -92,11 +94,12 @@ fn main() {
         // `median` sorted `ratios`.
         let (low, high) = (ratios[0], ratios[ratios.len() - 1]);
         println!(
-            "| {set} | {} | {:.0} | {:.0} | {ratio:.2} ({low:.2}-{high:.2}) | {:.2} | {:.1}% | {:.2} |",
+            "| {set} | {} | {:.0} | {:.0} | {ratio:.2} ({low:.2}-{high:.2}) | {:.2} | {:.2} | {:.1}% | {:.2} |",
             ours.len(),
             o,
             p,
             guesses as f64 / ours.len() as f64,
+            nodes as f64 / ours.len() as f64,
             100.0 * no_guess as f64 / ours.len() as f64,
             guesses_unique as f64 / ours.len() as f64,
         );

@@ -152,6 +152,9 @@ pub struct ModeReport {
     pub no_guess_pct: f64,
     /// Mean guesses (branch points) per puzzle.
     pub guesses_per_puzzle: f64,
+    /// Mean states visited per puzzle (the root and every child tried at a branch point): the
+    /// search's work, which guesses undercount where a branch point has more than two children.
+    pub nodes_per_puzzle: f64,
     /// Puzzles with no solution.
     pub unsolvable: usize,
     /// Puzzles with two or more solutions (uniqueness mode only).
@@ -339,6 +342,7 @@ fn load(path: &Path) -> Result<Set, BenchError> {
 struct Tally {
     no_guess: usize,
     guesses: u64,
+    nodes: u64,
     unsolvable: usize,
     multiple: usize,
 }
@@ -348,15 +352,17 @@ impl Tally {
         Tally {
             no_guess: self.no_guess + o.no_guess,
             guesses: self.guesses + o.guesses,
+            nodes: self.nodes + o.nodes,
             unsolvable: self.unsolvable + o.unsolvable,
             multiple: self.multiple + o.multiple,
         }
     }
 
-    fn one(guesses: u64, solutions: u32) -> Tally {
+    fn one(guesses: u64, nodes: u64, solutions: u32) -> Tally {
         Tally {
             no_guess: usize::from(guesses == 0),
             guesses,
+            nodes,
             unsolvable: usize::from(solutions == 0),
             multiple: usize::from(solutions >= 2),
         }
@@ -367,11 +373,11 @@ fn run_one(mode: Mode, g: &Grid) -> Tally {
     match mode {
         Mode::First => {
             let s = solver::solve(g);
-            Tally::one(s.guesses, u32::from(s.solution.is_some()))
+            Tally::one(s.guesses, s.nodes, u32::from(s.solution.is_some()))
         }
         Mode::Unique => {
             let c = solver::count(g, 2);
-            Tally::one(c.guesses, c.solutions)
+            Tally::one(c.guesses, c.nodes, c.solutions)
         }
     }
 }
@@ -510,6 +516,7 @@ pub fn run(config: &BenchConfig, observer: &mut dyn Observer) -> Result<Report, 
                 mode,
                 no_guess_pct: 100.0 * tally.no_guess as f64 / n,
                 guesses_per_puzzle: tally.guesses as f64 / n,
+                nodes_per_puzzle: tally.nodes as f64 / n,
                 unsolvable: tally.unsolvable,
                 multiple: (mode == Mode::Unique).then_some(tally.multiple),
                 runs,

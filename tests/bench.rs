@@ -41,7 +41,10 @@ fn check_report(report: &Value, threads: &[u64]) -> Vec<String> {
         for m in modes {
             let pct = m["no_guess_pct"].as_f64().unwrap();
             assert!((0.0..=100.0).contains(&pct));
-            assert!(m["guesses_per_puzzle"].as_f64().unwrap() >= 0.0);
+            let guesses = m["guesses_per_puzzle"].as_f64().unwrap();
+            assert!(guesses >= 0.0);
+            // At least the root and one state per branch point.
+            assert!(m["nodes_per_puzzle"].as_f64().unwrap() >= 1.0 + guesses - 1e-9);
             let runs = m["runs"].as_array().unwrap();
             let got: Vec<u64> = runs
                 .iter()

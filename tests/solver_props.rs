@@ -48,6 +48,22 @@ fn check_against_reference(cells: &reference::Cells) -> Result<usize, TestCaseEr
 
     let solved = sudoku_batch::solve(&puzzle);
     prop_assert_eq!(solved.solution.is_some(), !expected.is_empty());
+    // Nodes are the states visited: the root (unless the givens clash), and at least one and
+    // at most nine children per branch point.
+    if puzzle.is_consistent() {
+        for (guesses, nodes) in [
+            (solved.guesses, solved.nodes),
+            (counted.guesses, counted.nodes),
+        ] {
+            prop_assert!(
+                (1 + guesses..=1 + 9 * guesses).contains(&nodes),
+                "{} nodes for {} guesses on {}",
+                nodes,
+                guesses,
+                puzzle
+            );
+        }
+    }
     if let Some(s) = solved.solution {
         prop_assert!(s.solves(&puzzle), "{} does not solve {}", s, puzzle);
     }

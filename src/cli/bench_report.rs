@@ -29,15 +29,15 @@ pub fn to_markdown(report: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "| file | puzzles | mode | puzzles/s ({first} thr) | µs/puzzle | no guess | guesses/puzzle | unsolvable | 2+ solutions |"
+        "| file | puzzles | mode | puzzles/s ({first} thr) | µs/puzzle | no guess | guesses/puzzle | nodes/puzzle | unsolvable | 2+ solutions |"
     );
-    let _ = writeln!(s, "|---|---:|---|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|");
     for f in &report.files {
         for m in &f.modes {
             let r = &m.runs[0];
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {:.2} | {:.1}% | {:.2} | {} | {} |",
+                "| {} | {} | {} | {} | {:.2} | {:.1}% | {:.2} | {:.2} | {} | {} |",
                 f.file,
                 f.puzzles,
                 m.mode,
@@ -45,6 +45,7 @@ pub fn to_markdown(report: &Report) -> String {
                 r.us_per_puzzle,
                 m.no_guess_pct,
                 m.guesses_per_puzzle,
+                m.nodes_per_puzzle,
                 m.unsolvable,
                 m.multiple.map_or("-".into(), |n| n.to_string()),
             );

@@ -21,6 +21,8 @@ pub struct Solved {
     pub solution: Option<Grid>,
     /// Branch points taken (cells where the search had to guess).
     pub guesses: u64,
+    /// States the search visited: the root, and one per child of a branch point it tried.
+    pub nodes: u64,
 }
 
 /// Result of [`count`].
@@ -30,16 +32,19 @@ pub struct Counted {
     pub solutions: u32,
     /// Branch points taken.
     pub guesses: u64,
+    /// States the search visited.
+    pub nodes: u64,
 }
 
 /// Finds one solution (any), or reports that there is none.
 pub fn solve(puzzle: &Grid) -> Solved {
     let mut first = Grid::EMPTY;
     let goal = run(puzzle, 1, &mut first);
-    let (found, guesses) = (goal.found, goal.guesses);
+    let (found, guesses, nodes) = (goal.found, goal.guesses, goal.nodes);
     Solved {
         solution: (found > 0).then_some(first),
         guesses,
+        nodes,
     }
 }
 
@@ -56,6 +61,7 @@ pub fn count(puzzle: &Grid, limit: u32) -> Counted {
         return Counted {
             solutions: 0,
             guesses: 0,
+            nodes: 0,
         };
     }
     let mut first = Grid::EMPTY;
@@ -63,6 +69,7 @@ pub fn count(puzzle: &Grid, limit: u32) -> Counted {
     Counted {
         solutions: goal.found,
         guesses: goal.guesses,
+        nodes: goal.nodes,
     }
 }
 
@@ -81,19 +88,20 @@ fn run<'a>(puzzle: &Grid, limit: u32, first: &'a mut Grid) -> Goal<'a> {
 /// that agrees with every cell fixed so far: a cell only needs a search for candidates smaller
 /// than the witness's digit, and the first that still has a solution becomes the new witness.
 pub fn lexmin(puzzle: &Grid) -> Solved {
-    let none = |guesses| Solved {
+    let none = |guesses, nodes| Solved {
         solution: None,
         guesses,
+        nodes,
     };
     let Ok(mut board) = Board::new(puzzle) else {
-        return none(0);
+        return none(0, 0);
     };
     let mut witness = Grid::EMPTY;
     let mut goal = Goal::new(2, &mut witness);
     board.clone().explore(&mut goal);
-    let (found, mut guesses) = (goal.found, goal.guesses);
+    let (found, mut guesses, mut nodes) = (goal.found, goal.guesses, goal.nodes);
     if found == 0 {
-        return none(guesses);
+        return none(guesses, nodes);
     }
     if found == 2 {
         // A solution exists, so propagating the givens cannot fail.
@@ -112,6 +120,7 @@ pub fn lexmin(puzzle: &Grid) -> Solved {
                 let mut probe = Goal::new(1, &mut witness);
                 trial.explore(&mut probe);
                 guesses += probe.guesses;
+                nodes += probe.nodes;
                 // A probe that finds nothing writes nothing: the witness stands.
                 if probe.found > 0 {
                     chosen = digit;
@@ -128,5 +137,6 @@ pub fn lexmin(puzzle: &Grid) -> Solved {
     Solved {
         solution: Some(witness),
         guesses,
+        nodes,
     }
 }
