@@ -357,15 +357,21 @@ pub fn answer(task: Task, puzzle: &Grid, solution: Option<&[u8]>) -> Outcome {
     }
 }
 
-/// [`answer`] for every task but `solve` without `lexmin`.
+/// [`answer`] for every task ([`answer`] itself takes `solve` without `lexmin`).
 #[inline(never)]
 fn answer_out_of_line(task: Task, puzzle: &Grid, solution: Option<&[u8]>) -> Outcome {
     match task {
-        Task::Solve { lexmin: false } => answer(task, puzzle, solution),
-        Task::Solve { lexmin: true } => match solver::lexmin(puzzle).solution {
-            Some(s) => Outcome::Solved(s),
-            None => no_solution(puzzle, Outcome::Unsolvable),
-        },
+        Task::Solve { lexmin } => {
+            let solved = if lexmin {
+                solver::lexmin(puzzle)
+            } else {
+                solver::solve(puzzle)
+            };
+            match solved.solution {
+                Some(s) => Outcome::Solved(s),
+                None => no_solution(puzzle, Outcome::Unsolvable),
+            }
+        }
         Task::Count { limit } => {
             // A limit of 0 (a variant built by hand, past `Task::named`) counts as 1.
             let limit = limit.max(1);
