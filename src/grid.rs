@@ -126,7 +126,37 @@ fn cell_of(b: u8) -> (u8, bool) {
     }
 }
 
-/// The portable form of the above: branch-free, so the compiler may vectorize it.
+/// Bit `i` set where cell `i` holds a digit: sparse grids are walked by their givens alone.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline]
+pub(crate) fn givens_mask(cells: &[u8; CELLS]) -> u128 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_setzero_si128,
+    };
+    let mut blanks = u128::from(cells[CELLS - 1] == 0) << (CELLS - 1);
+    for at in (0..CELLS - 1).step_by(16) {
+        // SAFETY: the build enables SSE2 (the cfg above), and `at + 16 <= 80`, so each
+        // unaligned 16-byte load stays inside the 81-byte array.
+        let zero = unsafe {
+            let bytes = _mm_loadu_si128(cells.as_ptr().add(at).cast::<__m128i>());
+            _mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_setzero_si128()))
+        };
+        blanks |= u128::from(zero as u16) << at;
+    }
+    !blanks & (u128::MAX >> (128 - CELLS))
+}
+
+/// The portable form of the above.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline]
+pub(crate) fn givens_mask(cells: &[u8; CELLS]) -> u128 {
+    cells
+        .iter()
+        .enumerate()
+        .fold(0, |mask, (i, &v)| mask | u128::from(v != 0) << i)
+}
+
+/// The portable form of `cells_of` above: branch-free, so the compiler may vectorize it.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
 fn cells_of(text: &[u8; CELLS]) -> Option<[u8; CELLS]> {
@@ -235,6 +265,45 @@ impl Grid {
 
     /// The first digit (in row-major order of cells) that appears twice in a unit.
     pub fn first_clash(&self) -> Option<Clash> {
+        /// Per cell: its row, column and box, as indices into `seen` (rows, then columns, then
+        /// boxes).
+        const UNITS: [[u8; 3]; CELLS] = {
+            let mut units = [[0; 3]; CELLS];
+            let mut i = 0;
+            while i < CELLS {
+                units[i] = [
+                    (i / 9) as u8,
+                    (9 + i % 9) as u8,
+                    (18 + i / 27 * 3 + i % 9 / 3) as u8,
+                ];
+                i += 1;
+            }
+            units
+        };
+        // Most grids have no clash: one pass over the givens alone says so, and only a grid
+        // with a clash is walked again to name it.
+        let mut seen = [0u16; 27];
+        let givens = givens_mask(&self.cells);
+        for (base, mut half) in [(0, givens as u64), (64, (givens >> 64) as u64)] {
+            while half != 0 {
+                let i = base + half.trailing_zeros() as usize;
+                half &= half - 1;
+                let bit = 1u16 << self.cells[i];
+                let [row, column, square] = UNITS[i].map(usize::from);
+                if (seen[row] | seen[column] | seen[square]) & bit != 0 {
+                    return self.name_first_clash();
+                }
+                seen[row] |= bit;
+                seen[column] |= bit;
+                seen[square] |= bit;
+            }
+        }
+        None
+    }
+
+    /// [`Grid::first_clash`] on a grid that has one: names it, cell by cell.
+    #[cold]
+    fn name_first_clash(&self) -> Option<Clash> {
         let mut seen = [0u16; 27];
         for (i, &v) in self.cells.iter().enumerate() {
             if v == 0 {

@@ -51,11 +51,15 @@
 
 mod solution;
 
-use crate::grid::{Grid, CELLS};
+use crate::grid::{self, Grid, CELLS};
 use solution::SolutionCanonicalizer;
 
 /// Bits 2, 5 and 8 of [`Cand::breaks`]: groups never cross a stack boundary.
 const STACK_BREAKS: u16 = 1 << 2 | 1 << 5 | 1 << 8;
+
+/// Set bits of a 3-bit mask: a group or a stack has three columns (and the baseline target has
+/// no `popcnt`).
+const ONES: [u8; 8] = [0, 1, 1, 2, 1, 2, 2, 3];
 
 /// The six orders of three things.
 const PERMS3: [[u8; 3]; 6] = [
@@ -163,28 +167,46 @@ struct Twins {
     bands: [u8; 3],
     /// Per stack: the earlier stacks with the same values.
     stacks: [u8; 3],
+    /// Whether any row or band has an earlier twin.
+    any_rows_or_bands: bool,
 }
 
 impl Twins {
-    fn of(g: &[u8; CELLS]) -> Twins {
-        let earlier = |from: usize, to: usize, equal: &dyn Fn(usize) -> bool| {
-            (from..to)
-                .filter(|&e| equal(e))
-                .fold(0u16, |mask, e| mask | 1 << e)
+    /// The twins of grid `g`, whose transpose is `t` (a stack of `g` is a band of `t`).
+    fn of(g: &[u8; CELLS], t: &[u8; CELLS]) -> Twins {
+        // A row as a number: its first eight bytes and its ninth.
+        let row = |r: usize| {
+            let head = u64::from_le_bytes(g[r * 9..r * 9 + 8].try_into().expect("8 bytes"));
+            (head, g[r * 9 + 8])
         };
-        let row = |r: usize| &g[r * 9..r * 9 + 9];
-        let band = |b: usize| &g[b * 27..b * 27 + 27];
-        let stack_row = |s: usize, r: usize| &g[r * 9 + 3 * s..r * 9 + 3 * s + 3];
-        Twins {
-            rows: std::array::from_fn(|r| earlier(r / 3 * 3, r, &|e| row(e) == row(r))),
-            bands: std::array::from_fn(|b| earlier(0, b, &|e| band(e) == band(b)) as u8),
-            stacks: std::array::from_fn(|s| {
-                earlier(0, s, &|e| {
-                    (0..9).all(|r| stack_row(e, r) == stack_row(s, r))
-                }) as u8
-            }),
+        let rows: [(u64, u8); 9] = std::array::from_fn(row);
+        let mut twins = Twins {
+            rows: [0; 9],
+            bands: band_twins(g),
+            stacks: band_twins(t),
+            any_rows_or_bands: false,
+        };
+        for r in 0..9 {
+            for e in r / 3 * 3..r {
+                if rows[e] == rows[r] {
+                    twins.rows[r] |= 1 << e;
+                }
+            }
         }
+        twins.any_rows_or_bands =
+            twins.rows.iter().any(|&t| t != 0) || twins.bands.iter().any(|&t| t != 0);
+        twins
     }
+}
+
+/// Per band of `g`, the earlier bands with the same values.
+fn band_twins(g: &[u8; CELLS]) -> [u8; 3] {
+    let band = |b: usize| &g[b * 27..b * 27 + 27];
+    [
+        0,
+        u8::from(band(0) == band(1)),
+        u8::from(band(0) == band(2)) | u8::from(band(1) == band(2)) << 1,
+    ]
 }
 
 /// A canonicaliser with reusable scratch space: after a few calls it stops allocating.
@@ -248,7 +270,10 @@ impl Canonicalizer {
     fn search(&mut self) -> Grid {
         // Equal lines, and a grid equal to its transpose: see the module documentation.
         let grids = if self.grids[0] == self.grids[1] { 1 } else { 2 };
-        self.twins = [Twins::of(&self.grids[0]), Twins::of(&self.grids[1])];
+        self.twins = [
+            Twins::of(&self.grids[0], &self.grids[1]),
+            Twins::of(&self.grids[1], &self.grids[0]),
+        ];
 
         // Output row 0 (see the module documentation): the key of a row that repeats no digit
         // is its stacks' givens counts, sorted, in base 4; rows that repeat a digit can beat a
@@ -258,24 +283,26 @@ impl Canonicalizer {
         let mut counts = [[[0u8; 3]; 9]; 2];
         let mut min_key = CLASH;
         for grid in 0..grids {
+            let all = grid::givens_mask(&self.grids[grid]);
             for row in 0..9 {
+                let mask = (all >> (9 * row)) as u16 & 0x1ff;
+                let c = &mut counts[grid][row];
+                *c = std::array::from_fn(|k| ONES[usize::from(mask >> (3 * k) & 7)]);
                 let mut seen = 0u16;
                 let mut repeats = false;
-                let mut mask = 0u16;
-                let c = &mut counts[grid][row];
-                for (i, &d) in self.grids[grid][row * 9..row * 9 + 9].iter().enumerate() {
-                    if d != 0 {
-                        repeats |= seen & 1 << d != 0;
-                        seen |= 1 << d;
-                        mask |= 1 << i;
-                        c[i / 3] += 1;
-                    }
+                let mut left = mask;
+                while left != 0 {
+                    let d = self.grids[grid][row * 9 + left.trailing_zeros() as usize];
+                    left &= left - 1;
+                    repeats |= seen & 1 << d != 0;
+                    seen |= 1 << d;
                 }
                 self.givens[grid][row] = mask;
-                self.row_givens[grid][row] = c.iter().map(|&n| u32::from(n)).sum();
+                self.row_givens[grid][row] = u32::from(c[0] + c[1] + c[2]);
                 if !repeats {
-                    let mut sorted = *c;
-                    sorted.sort_unstable();
+                    let [x, y, z] = *c;
+                    let (lo, hi) = (x.min(y), x.max(y));
+                    let sorted = [lo.min(z), hi.min(z).max(lo), hi.max(z)];
                     let key = sorted[0] << 4 | sorted[1] << 2 | sorted[2];
                     keys[grid][row] = key;
                     min_key = min_key.min(key);
@@ -342,8 +369,10 @@ impl Canonicalizer {
             for cand in &cur {
                 let new_band = matches!(r, 3 | 6);
                 let (grid, band) = (cand.grid as usize, cand.band as usize);
-                let rows = self.rows_to_try(grid, cand.rows_used, new_band, band);
-                for row in (0..9).filter(|&row| rows & 1 << row != 0) {
+                let mut rows = self.rows_to_try(grid, cand.rows_used, new_band, band);
+                while rows != 0 {
+                    let row = rows.trailing_zeros() as usize;
+                    rows &= rows - 1;
                     self.start_row(cand, row);
                 }
             }
@@ -360,6 +389,11 @@ impl Canonicalizer {
     /// symmetry of the grid that leaves the candidate as it is, so they give the same outputs).
     fn rows_to_try(&self, grid: usize, used: u16, new_band: bool, band: usize) -> u16 {
         let twins = &self.twins[grid];
+        if !twins.any_rows_or_bands {
+            // The usual grid, with no equal rows or bands: every unused row that fits.
+            let open = if new_band { 0x1ff } else { 0b111 << (3 * band) };
+            return open & !used;
+        }
         let unused_band = |b: usize| used & 0b111 << (3 * b) == 0;
         let mut rows = 0;
         for b in 0..3 {
@@ -402,9 +436,7 @@ impl Canonicalizer {
             let start = 16 - before.leading_zeros();
             let end = first + (cand.breaks >> first).trailing_zeros();
             let in_group = (out >> start) & ((1 << (end - start + 1)) - 1);
-            // A group has at most three columns (and the baseline target has no `popcnt`).
-            const ONES: [u32; 8] = [0, 1, 1, 2, 1, 2, 2, 3];
-            if end + 1 - ONES[in_group as usize] < lead_best {
+            if end + 1 - u32::from(ONES[in_group as usize]) < lead_best {
                 return;
             }
         }
@@ -439,12 +471,20 @@ impl Canonicalizer {
             let len = (cand.breaks >> p).trailing_zeros() as usize + 1;
             let in_group = givens >> p & ((1 << len) - 1);
             if in_group == 0 {
-                // A group of blanks (most groups of a sparse puzzle): it stays one group, and
-                // blanks are never worse than the best row.
-                if self.best.blanks(p, len) {
+                // Groups of blanks (most groups of a sparse puzzle), up to the group of the next
+                // given: each stays one group, and blanks are never worse than the best row.
+                let ahead = givens >> p;
+                let end = match ahead {
+                    0 => 9,
+                    _ => {
+                        let given = p as u32 + ahead.trailing_zeros();
+                        16 - (cand.breaks & ((1 << given) - 1)).leading_zeros()
+                    }
+                } as usize;
+                if self.best.blanks(p, end - p) {
                     self.next.clear();
                 }
-                p += len;
+                p = end;
                 continue;
             }
             if len > 1 && in_group & (in_group - 1) == 0 {
