@@ -465,6 +465,40 @@ mod tests {
     }
 
     #[test]
+    fn first_clash_names_the_first_repeat_in_cell_order() {
+        // Random grids from one given to full: the mask of givens, whether there is a clash, and
+        // which one is named, against a check of every earlier cell of each cell's units.
+        let mut rng = crate::rng::SplitMix64(7);
+        for case in 0..20_000u64 {
+            let mut cells = [0u8; CELLS];
+            for _ in 0..case % 120 + 1 {
+                let i = (rng.next_u64() % CELLS as u64) as usize;
+                cells[i] = (rng.next_u64() % 10) as u8;
+            }
+            let expected_mask = (0..CELLS).fold(0u128, |m, i| m | u128::from(cells[i] != 0) << i);
+            assert_eq!(givens_mask(&cells), expected_mask, "{cells:?}");
+            let units = |i: usize| [i / 9, i % 9, i / 27 * 3 + i % 9 / 3];
+            let expected = (0..CELLS).filter(|&i| cells[i] != 0).find_map(|i| {
+                let kinds = [Unit::Row, Unit::Column, Unit::Box];
+                (0..3).find_map(|k| {
+                    let repeated =
+                        (0..i).any(|e| cells[e] == cells[i] && units(e)[k] == units(i)[k]);
+                    repeated.then(|| Clash {
+                        digit: cells[i],
+                        unit: kinds[k],
+                        index: units(i)[k] + 1,
+                    })
+                })
+            });
+            assert_eq!(
+                Grid::from_cells(cells).unwrap().first_clash(),
+                expected,
+                "{cells:?}"
+            );
+        }
+    }
+
+    #[test]
     fn consistency_detects_clashes_in_each_unit() {
         let mut row = [0u8; 81];
         row[0] = 5;

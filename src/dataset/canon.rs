@@ -414,6 +414,7 @@ impl Canonicalizer {
     }
 
     /// Extends `cand` with source row `row` as the next output row.
+    #[inline(always)]
     fn start_row(&mut self, cand: &Cand, row: usize) {
         // Most rows lose to the best row on its leading blanks: the row's best arrangement puts
         // the blanks of each group first, so its first given is at the end of the first group
