@@ -491,18 +491,16 @@ impl Canonicalizer {
             if len > 1 && in_group & (in_group - 1) == 0 {
                 // One given among blanks (the next most common group): the blanks first, in
                 // their order, as one group, then the given, with no choice to branch on.
-                let given = cand.cols[p + in_group.trailing_zeros() as usize];
-                let mut q = p;
-                for i in p..p + len {
-                    let col = cand.cols[i];
-                    if col != given {
-                        if !self.accept(q, 0) {
-                            return;
-                        }
-                        cand.cols[q] = col;
-                        cand.pos[col as usize] = q as u8;
-                        q += 1;
-                    }
+                let at = p + in_group.trailing_zeros() as usize;
+                let given = cand.cols[at];
+                let q = p + len - 1;
+                for i in at..q {
+                    let col = cand.cols[i + 1];
+                    cand.cols[i] = col;
+                    cand.pos[col as usize] = i as u8;
+                }
+                if self.best.blanks(p, len - 1) {
+                    self.next.clear();
                 }
                 let d = values[given as usize] as usize;
                 let mut x = cand.map[d];
@@ -539,6 +537,8 @@ impl Canonicalizer {
     }
 
     /// Orders the group of `len` (2 or 3) columns starting at output column `p`, then goes on.
+    /// Not inlined: `extend`, which runs far more often, would carry its larger frame.
+    #[inline(never)]
     fn group(&mut self, values: &[u8; 9], cand: Cand, p: usize, len: usize, givens: u16) {
         // Columns whose value is known (blank or labelled), sorted by that value.
         let mut known = [(0u8, 0u8); 3];
@@ -585,22 +585,21 @@ impl Canonicalizer {
 
         // New digits: the most repeated first (a repeat of a label beats a new label); distinct
         // new digits with equal counts are a real choice, so each order is a branch.
-        for perm in &PERMS3[..if nn == 1 { 1 } else { 6 }] {
-            if perm[..nn].iter().any(|&i| i as usize >= nn) {
-                continue;
-            }
-            let order = perm[..nn].iter().map(|&i| new[i as usize]);
-            if order
-                .clone()
-                .zip(order.clone().skip(1))
-                .any(|(a, b)| a.1 < b.1)
-            {
-                continue;
-            }
+        // (A group has at most three columns: three new digits are one column each.
+        // `PERMS3[2]` is the order `[1, 0, 2]`.)
+        let orders: &[[u8; 3]] = match nn {
+            1 => &PERMS3[..1],
+            2 if new[0].1 > new[1].1 => &PERMS3[..1],
+            2 if new[0].1 < new[1].1 => &PERMS3[2..3],
+            2 => &[PERMS3[0], PERMS3[2]],
+            _ => &PERMS3,
+        };
+        for perm in orders {
             let mut cand = base;
             let mut q = p + nk;
             let mut ok = true;
-            for (d, _) in order {
+            for &i in &perm[..nn] {
+                let d = new[usize::from(i)].0;
                 let x = cand.next_label;
                 cand.map[d as usize] = x;
                 cand.next_label += 1;
