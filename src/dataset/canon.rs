@@ -29,10 +29,11 @@
 //! gets which label). Every output value is compared at once with the best row so far: greater
 //! cuts the branch; smaller makes it the new best and drops the candidates kept for this row.
 //! Blank columns stay grouped instead of multiplying the candidates, so on sparse puzzles only a
-//! handful of candidates survive each row. Two cheap steps keep sparse rows cheap: a group of
-//! blanks is passed over in one step, and before a row is produced at all, its leading blanks
-//! (each group's blanks come first) are counted from bit masks: fewer than the best row's, and
-//! the row loses at its first given, so it is skipped (most rows tried at a band boundary are).
+//! handful of candidates survive each row. Two cheap steps keep sparse rows cheap: the groups of
+//! blanks up to the group of the next given are passed over in one step, and before a row is
+//! produced at all, its leading blanks (each group's blanks come first) are counted from bit
+//! masks: fewer than the best row's, and the row loses at its first given, so it is skipped
+//! (most rows tried at a band boundary are).
 //!
 //! The first row has a shortcut: a row that repeats no digit is labelled 1, 2, 3, ... left to
 //! right whatever the column order, so its best output is decided by its blank pattern alone
