@@ -126,6 +126,21 @@ fn cell_of(b: u8) -> (u8, bool) {
     }
 }
 
+/// The three units of each cell, as unit indices: its row (0-8), column (9-17) and box (18-26).
+pub(crate) const CELL_UNITS: [[u8; 3]; CELLS] = {
+    let mut t = [[0u8; 3]; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        t[c] = [
+            (c / 9) as u8,
+            (9 + c % 9) as u8,
+            (18 + c / 27 * 3 + c % 9 / 3) as u8,
+        ];
+        c += 1;
+    }
+    t
+};
+
 /// Bit `i` set where cell `i` holds a digit: sparse grids are walked by their givens alone.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline]
@@ -265,21 +280,6 @@ impl Grid {
 
     /// The first digit (in row-major order of cells) that appears twice in a unit.
     pub fn first_clash(&self) -> Option<Clash> {
-        /// Per cell: its row, column and box, as indices into `seen` (rows, then columns, then
-        /// boxes).
-        const UNITS: [[u8; 3]; CELLS] = {
-            let mut units = [[0; 3]; CELLS];
-            let mut i = 0;
-            while i < CELLS {
-                units[i] = [
-                    (i / 9) as u8,
-                    (9 + i % 9) as u8,
-                    (18 + i / 27 * 3 + i % 9 / 3) as u8,
-                ];
-                i += 1;
-            }
-            units
-        };
         // Most grids have no clash: one pass over the givens alone says so, and only a grid
         // with a clash is walked again to name it.
         let mut seen = [0u16; 27];
@@ -289,7 +289,7 @@ impl Grid {
                 let i = base + half.trailing_zeros() as usize;
                 half &= half - 1;
                 let bit = 1u16 << self.cells[i];
-                let [row, column, square] = UNITS[i].map(usize::from);
+                let [row, column, square] = CELL_UNITS[i].map(usize::from);
                 if (seen[row] | seen[column] | seen[square]) & bit != 0 {
                     return self.name_first_clash();
                 }

@@ -723,20 +723,7 @@ pub(crate) fn digit_count(m: u16) -> u32 {
     u32::from(solver::ROW_COUNT[usize::from(m & 0x1ff)])
 }
 
-/// The three units (row, column, box) of each cell.
-pub(crate) const CELL_UNITS: [[u8; 3]; CELLS] = {
-    let mut t = [[0u8; 3]; CELLS];
-    let mut c = 0;
-    while c < CELLS {
-        t[c] = [
-            (c / 9) as u8,
-            (9 + c % 9) as u8,
-            (18 + c / 27 * 3 + c % 9 / 3) as u8,
-        ];
-        c += 1;
-    }
-    t
-};
+pub(crate) use crate::grid::CELL_UNITS;
 
 /// The 20 peers of each cell as a bitset.
 pub(crate) const PEERS: [u128; CELLS] = {
