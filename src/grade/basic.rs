@@ -348,13 +348,16 @@ pub(super) fn locking(s: &State, direct: bool, out: &mut Steps) {
     }
 }
 
+/// Every unit, as a set of units (bit `u` for unit `u`).
+pub(super) const ALL_UNITS: u32 = (1 << 27) - 1;
+
 /// Hidden subsets of `n` digits: `n` digits whose places in a unit are the same `n` cells; the
 /// cells' other candidates go. With `direct`, only those whose removals leave another digit of
-/// the unit a single place, which the step places.
-pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, out: &mut Steps) {
+/// the unit a single place, which the step places. Only the units of `units` are searched.
+pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, units: u32, out: &mut Steps) {
     let masks = &s.digits;
     let placed = placed_in_units(s);
-    for u in 0..27 {
+    for u in (0..27).filter(|&u| units >> u & 1 == 1) {
         let free = 9 - digit_count(placed[u]) as usize;
         if free <= n {
             continue;
@@ -405,10 +408,13 @@ pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, out: &mut Steps) {
 }
 
 /// Naked subsets of `n` cells: `n` cells of a unit whose candidates are `n` digits; the digits go
-/// from the unit's other cells.
-pub(super) fn naked_sets(s: &State, n: usize, out: &mut Steps) {
+/// from the unit's other cells. Only the units of `units` are searched.
+pub(super) fn naked_sets(s: &State, n: usize, units: u32, out: &mut Steps) {
     let masks = &s.digits;
     for (u, unit) in UNITS.iter().enumerate() {
+        if units >> u & 1 == 0 {
+            continue;
+        }
         let mut eligible = 0u16;
         let mut empty = 0usize;
         for (i, &c) in unit.iter().enumerate() {
@@ -445,8 +451,9 @@ pub(super) fn naked_sets(s: &State, n: usize, out: &mut Steps) {
 }
 
 /// Basic fish of size `n` (X-Wing, Swordfish, Jellyfish): `n` rows (columns) whose candidates of a
-/// digit lie in `n` columns (rows); the digit goes from the rest of those columns (rows).
-pub(super) fn fish(s: &State, n: usize, out: &mut Steps) {
+/// digit lie in `n` columns (rows); the digit goes from the rest of those columns (rows). Only
+/// the digits of `digits` (bit `d` for digit `d + 1`) are searched.
+pub(super) fn fish(s: &State, n: usize, digits: u16, out: &mut Steps) {
     let masks = &s.digits;
     let technique = match n {
         2 => Technique::XWing,
@@ -454,6 +461,9 @@ pub(super) fn fish(s: &State, n: usize, out: &mut Steps) {
         _ => Technique::Jellyfish,
     };
     for (d, &m) in masks.iter().enumerate() {
+        if digits >> d & 1 == 0 {
+            continue;
+        }
         for rows in [true, false] {
             let (base, cover) = if rows { (0, 9) } else { (9, 0) };
             let lines = line_positions(m, base);

@@ -439,7 +439,7 @@ pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
     let mut buf = Steps::new();
     while !state.solved() {
         buf.clear();
-        let found = run_rungs(&state, top, &mut buf, true);
+        let found = run_rungs(&state, top, &mut buf);
         if buf.len == 0 {
             // Trial of depth 2 or more: not searched.
             let mut s = Step::new(Technique::Trial);
@@ -576,45 +576,48 @@ impl Rung {
 }
 
 /// Runs the rungs of `ladder` in order until one finds something (its steps are in `out`).
-/// Returns whether any did. Rungs at or above `Rung::Nishio` run only with `forcing`.
-pub(crate) fn run_rungs(state: &State, ladder: &[Rung], out: &mut Steps, forcing: bool) -> bool {
+/// Returns whether any did.
+pub(crate) fn run_rungs(state: &State, ladder: &[Rung], out: &mut Steps) -> bool {
     for &rung in ladder {
-        if !forcing && rung >= Rung::Nishio {
-            break;
-        }
-        match rung {
-            Rung::FullHouse => basic::full_house(state, out),
-            Rung::HiddenSingleBox => basic::hidden_singles(state, true, out),
-            Rung::HiddenSingle => basic::hidden_singles(state, false, out),
-            Rung::DirectLocking => basic::locking(state, true, out),
-            Rung::DirectHiddenPair => basic::hidden_sets(state, 2, true, out),
-            Rung::NakedSingle => basic::naked_singles(state, out),
-            Rung::DirectHiddenTriple => basic::hidden_sets(state, 3, true, out),
-            Rung::Locking => basic::locking(state, false, out),
-            Rung::NakedPair => basic::naked_sets(state, 2, out),
-            Rung::XWing => basic::fish(state, 2, out),
-            Rung::HiddenPair => basic::hidden_sets(state, 2, false, out),
-            Rung::NakedTriple => basic::naked_sets(state, 3, out),
-            Rung::Swordfish => basic::fish(state, 3, out),
-            Rung::HiddenTriple => basic::hidden_sets(state, 3, false, out),
-            Rung::XyWing => wings::xy_wing(state, out),
-            Rung::XyzWing => wings::xyz_wing(state, out),
-            Rung::UniqueRectangle => wings::unique_rectangles(state, out),
-            Rung::NakedQuad => basic::naked_sets(state, 4, out),
-            Rung::Jellyfish => basic::fish(state, 4, out),
-            Rung::HiddenQuad => basic::hidden_sets(state, 4, false, out),
-            Rung::Bug => wings::bug_plus_one(state, out),
-            Rung::Chains => chains::chains(state, out),
-            Rung::Nishio => chains::nishio(state, out),
-            Rung::Als => patterns::als(state, out),
-            Rung::Dynamic => chains::dynamic(state, out),
-            Rung::Trial => chains::trial(state, out),
-        }
+        run_rung(state, rung, out);
         if out.len > 0 {
             return true;
         }
     }
     false
+}
+
+/// Runs one rung: its steps join those already in `out`.
+pub(crate) fn run_rung(state: &State, rung: Rung, out: &mut Steps) {
+    use basic::ALL_UNITS;
+    match rung {
+        Rung::FullHouse => basic::full_house(state, out),
+        Rung::HiddenSingleBox => basic::hidden_singles(state, true, out),
+        Rung::HiddenSingle => basic::hidden_singles(state, false, out),
+        Rung::DirectLocking => basic::locking(state, true, out),
+        Rung::DirectHiddenPair => basic::hidden_sets(state, 2, true, ALL_UNITS, out),
+        Rung::NakedSingle => basic::naked_singles(state, out),
+        Rung::DirectHiddenTriple => basic::hidden_sets(state, 3, true, ALL_UNITS, out),
+        Rung::Locking => basic::locking(state, false, out),
+        Rung::NakedPair => basic::naked_sets(state, 2, ALL_UNITS, out),
+        Rung::XWing => basic::fish(state, 2, 0x1ff, out),
+        Rung::HiddenPair => basic::hidden_sets(state, 2, false, ALL_UNITS, out),
+        Rung::NakedTriple => basic::naked_sets(state, 3, ALL_UNITS, out),
+        Rung::Swordfish => basic::fish(state, 3, 0x1ff, out),
+        Rung::HiddenTriple => basic::hidden_sets(state, 3, false, ALL_UNITS, out),
+        Rung::XyWing => wings::xy_wing(state, out),
+        Rung::XyzWing => wings::xyz_wing(state, out),
+        Rung::UniqueRectangle => wings::unique_rectangles(state, out),
+        Rung::NakedQuad => basic::naked_sets(state, 4, ALL_UNITS, out),
+        Rung::Jellyfish => basic::fish(state, 4, 0x1ff, out),
+        Rung::HiddenQuad => basic::hidden_sets(state, 4, false, ALL_UNITS, out),
+        Rung::Bug => wings::bug_plus_one(state, out),
+        Rung::Chains => chains::chains(state, out),
+        Rung::Nishio => chains::nishio(state, out),
+        Rung::Als => patterns::als(state, out),
+        Rung::Dynamic => chains::dynamic(state, out),
+        Rung::Trial => chains::trial(state, out),
+    }
 }
 
 /// The steps one rung found, on the stack.
@@ -900,7 +903,7 @@ pub fn logical_fill(puzzle: &Grid) -> Option<Grid> {
     let mut buf = Steps::new();
     while !state.solved() {
         buf.clear();
-        run_rungs(&state, top, &mut buf, true);
+        run_rungs(&state, top, &mut buf);
         if buf.len == 0 || state.apply(buf.steps()).is_err() {
             break;
         }
