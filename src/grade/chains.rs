@@ -8,8 +8,8 @@
 //! by its shortest chain, and a round applies the eliminations of the lowest score found.
 
 use super::{
-    basic, cells_of, digit_count, digits_of, is_single, length_tenths, patterns, run_rung, Rung,
-    State, Step, Steps, Technique, CELL_UNITS, PEERS, UNIT_MASK,
+    cells_of, digit_count, digits_of, is_single, length_tenths, patterns, run_rung, Rung, State,
+    Step, Steps, Technique, Todo, CELL_UNITS, PEERS, UNIT_MASK,
 };
 use crate::grid::CELLS;
 
@@ -651,7 +651,7 @@ const TRIAL_SINGLES: &[Rung] = &[
 /// The other pattern rungs below the chains (uniqueness aside), cheapest first. The direct
 /// rungs are left out: locking and the hidden subsets find all they find, and the singles
 /// they leave follow in the next round.
-const TRIAL_PATTERNS: [Rung; 12] = [
+const TRIAL_PATTERNS: &[Rung] = &[
     Rung::Locking,
     Rung::NakedPair,
     Rung::HiddenPair,
@@ -666,46 +666,6 @@ const TRIAL_PATTERNS: [Rung; 12] = [
     Rung::Jellyfish,
 ];
 
-/// Runs pattern rung `rung` of a trial on the part of the board `scope` names: the digits of a
-/// mask for fish, the units of a mask for subsets, anything at all (not 0) for the others.
-fn run_pattern(t: &State, rung: Rung, scope: u32, out: &mut Steps) {
-    if scope == 0 {
-        return;
-    }
-    match rung {
-        Rung::NakedPair => basic::naked_sets(t, 2, scope, out),
-        Rung::NakedTriple => basic::naked_sets(t, 3, scope, out),
-        Rung::NakedQuad => basic::naked_sets(t, 4, scope, out),
-        Rung::HiddenPair => basic::hidden_sets(t, 2, false, scope, out),
-        Rung::HiddenTriple => basic::hidden_sets(t, 3, false, scope, out),
-        Rung::HiddenQuad => basic::hidden_sets(t, 4, false, scope, out),
-        Rung::XWing => basic::fish(t, 2, scope as u16, out),
-        Rung::Swordfish => basic::fish(t, 3, scope as u16, out),
-        Rung::Jellyfish => basic::fish(t, 4, scope as u16, out),
-        _ => run_rung(t, rung, out),
-    }
-}
-
-/// The part of the board that changed from `before` to `after`, for each pattern rung of a
-/// trial (see [`run_pattern`]): a fish of a digit, or a subset of a unit, can only be new
-/// where the digit's, or the unit's, candidates changed.
-fn changed(before: &State, after: &State) -> [u32; TRIAL_PATTERNS.len()] {
-    let (mut cells, mut digits) = (0u128, 0u32);
-    for d in 0..9 {
-        let moved = before.digits[d] ^ after.digits[d];
-        cells |= moved;
-        digits |= u32::from(moved != 0) << d;
-    }
-    let mut units = 0u32;
-    for (u, &m) in UNIT_MASK.iter().enumerate() {
-        units |= u32::from(m & cells != 0) << u;
-    }
-    TRIAL_PATTERNS.map(|rung| match rung {
-        Rung::XWing | Rung::Swordfish | Rung::Jellyfish => digits,
-        _ => units,
-    })
-}
-
 /// Whether assuming `d` in `c` ends in a contradiction, followed through every pattern rung
 /// below the chains until none finds anything. `closed` says that none finds anything on `s`
 /// itself (as on the board trial runs on, where every lower rung has failed).
@@ -716,17 +676,16 @@ fn changed(before: &State, after: &State) -> [u32; TRIAL_PATTERNS.len()] {
 /// order the rungs run in: a round applies every single at once, else the first other rung,
 /// cheapest first, that finds something. (The ladder's own order costs more here: it retries
 /// the direct rungs before every naked single.) And a rung that has looked at the board finds
-/// nothing new until the board changes where it looks: each rung searches only the units (for
-/// fish, the digits) that changed since it last ran.
+/// nothing new until the board changes where it looks (see [`Todo`]).
 fn assumption_contradicts(s: &State, closed: bool, c: usize, d: usize, buf: &mut Steps) -> bool {
     let mut t = *s;
     if t.place(c, d).is_err() || t.check().is_err() {
         return true;
     }
-    // What each pattern rung has still to look at.
+    // Where each rung has still to look.
     let mut todo = match closed {
-        true => changed(s, &t),
-        false => [u32::MAX; TRIAL_PATTERNS.len()],
+        true => Todo::searched(s),
+        false => Todo::EVERYWHERE,
     };
     while !t.solved() {
         buf.clear();
@@ -734,9 +693,8 @@ fn assumption_contradicts(s: &State, closed: bool, c: usize, d: usize, buf: &mut
             run_rung(&t, rung, buf);
         }
         if buf.len == 0 {
-            for (&rung, todo) in TRIAL_PATTERNS.iter().zip(&mut todo) {
-                run_pattern(&t, rung, *todo, buf);
-                *todo = 0;
+            for &rung in TRIAL_PATTERNS {
+                todo.run(&t, rung, buf);
                 if buf.len > 0 {
                     break;
                 }
@@ -745,12 +703,8 @@ fn assumption_contradicts(s: &State, closed: bool, c: usize, d: usize, buf: &mut
                 return false;
             }
         }
-        let before = t;
         if t.apply(buf.steps()).is_err() {
             return true;
-        }
-        for (todo, new) in todo.iter_mut().zip(changed(&before, &t)) {
-            *todo |= new;
         }
     }
     false

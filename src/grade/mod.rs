@@ -26,6 +26,8 @@ mod chains;
 mod patterns;
 mod wings;
 
+use std::mem::MaybeUninit;
+
 use crate::grid::{Grid, CELLS, UNITS};
 use crate::solver;
 
@@ -437,9 +439,15 @@ pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
     };
     let top = if unique { Rung::ALL } else { Rung::NOT_UNIQUE };
     let mut buf = Steps::new();
+    let mut todo = Todo::EVERYWHERE;
     while !state.solved() {
         buf.clear();
-        let found = run_rungs(&state, top, &mut buf);
+        for &rung in top {
+            todo.run(&state, rung, &mut buf);
+            if buf.len > 0 {
+                break;
+            }
+        }
         if buf.len == 0 {
             // Trial of depth 2 or more: not searched.
             let mut s = Step::new(Technique::Trial);
@@ -450,7 +458,6 @@ pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
             step(&s);
             break;
         }
-        let _ = found;
         for s in buf.steps() {
             grade.note(s);
             if s.technique == Technique::Trial {
@@ -517,6 +524,25 @@ pub(crate) enum Rung {
 }
 
 impl Rung {
+    /// Whether the rung finds naked or hidden subsets (each inside one unit) or basic fish (each
+    /// of one digit): see [`Todo`].
+    fn is_scoped(self) -> bool {
+        matches!(
+            self,
+            Rung::XWing
+                | Rung::Swordfish
+                | Rung::Jellyfish
+                | Rung::DirectHiddenPair
+                | Rung::DirectHiddenTriple
+                | Rung::NakedPair
+                | Rung::HiddenPair
+                | Rung::NakedTriple
+                | Rung::HiddenTriple
+                | Rung::NakedQuad
+                | Rung::HiddenQuad
+        )
+    }
+
     /// The whole ladder.
     const ALL: &'static [Rung] = &[
         Rung::FullHouse,
@@ -620,9 +646,112 @@ pub(crate) fn run_rung(state: &State, rung: Rung, out: &mut Steps) {
     }
 }
 
+/// The number of rungs.
+const RUNGS: usize = Rung::Trial as usize + 1;
+// `Todo::searched` reads a rung's kind from `Rung::ALL` by its number.
+const _: () = {
+    assert!(Rung::ALL.len() == RUNGS);
+    let mut r = 0;
+    while r < RUNGS {
+        assert!(Rung::ALL[r] as usize == r);
+        r += 1;
+    }
+};
+
+/// Where the subset and fish rungs have still to look for something new, as the board
+/// changes. A rung that has searched a board (and recorded all it found) finds nothing new
+/// until the board changes where it looks: a subset lies in one unit and removes only from
+/// it, a fish is of one digit. So each of those rungs keeps the candidates it last searched,
+/// and searches again only the units, or for a fish the digits, whose candidates changed since.
+/// (Kept as the board it saw, not updated at every round: most rounds place singles, and
+/// those rungs run in few of them.) Every other rung runs whenever it is reached.
+#[derive(Clone, Copy)]
+pub(crate) struct Todo {
+    /// Per rung: the candidates it last searched completely, by digit.
+    seen: [Option<[u128; 9]>; RUNGS],
+}
+
+impl Todo {
+    /// No rung has searched anything yet.
+    pub(crate) const EVERYWHERE: Todo = Todo {
+        seen: [None; RUNGS],
+    };
+
+    /// Every subset and fish rung has searched `state` and found nothing: the board of a
+    /// trial, which runs only where every lower rung has failed.
+    pub(crate) fn searched(state: &State) -> Todo {
+        Todo {
+            seen: std::array::from_fn(|r| Rung::ALL[r].is_scoped().then_some(state.digits)),
+        }
+    }
+
+    /// Runs `rung` where it has still to look; its steps join those in `out`.
+    pub(crate) fn run(&mut self, state: &State, rung: Rung, out: &mut Steps) {
+        if !rung.is_scoped() {
+            return run_rung(state, rung, out);
+        }
+        let seen = &mut self.seen[rung as usize];
+        let (units, digits) = match seen {
+            None => (u32::MAX, u16::MAX),
+            Some(before) => changes(before, &state.digits),
+        };
+        // What it sees now is done with, unless `out` fills up (some steps go unrecorded).
+        let full = out.len == STEPS;
+        *seen = Some(state.digits);
+        match rung {
+            Rung::DirectHiddenPair => basic::hidden_sets(state, 2, true, units, out),
+            Rung::DirectHiddenTriple => basic::hidden_sets(state, 3, true, units, out),
+            Rung::HiddenPair => basic::hidden_sets(state, 2, false, units, out),
+            Rung::HiddenTriple => basic::hidden_sets(state, 3, false, units, out),
+            Rung::HiddenQuad => basic::hidden_sets(state, 4, false, units, out),
+            Rung::NakedPair => basic::naked_sets(state, 2, units, out),
+            Rung::NakedTriple => basic::naked_sets(state, 3, units, out),
+            Rung::NakedQuad => basic::naked_sets(state, 4, units, out),
+            Rung::XWing => basic::fish(state, 2, digits, out),
+            Rung::Swordfish => basic::fish(state, 3, digits, out),
+            _ => basic::fish(state, 4, digits, out),
+        }
+        if full || out.len == STEPS {
+            self.seen[rung as usize] = None;
+        }
+    }
+}
+
+/// The units (bit `u` for unit `u`) and the digits (bit `d` for digit `d + 1`) whose candidates
+/// differ between two boards of one puzzle, given by digit. A value placed takes its cell's
+/// candidates, so it changes the cell's units too.
+fn changes(before: &[u128; 9], after: &[u128; 9]) -> (u32, u16) {
+    let (mut cells, mut digits) = (0u128, 0u16);
+    for d in 0..9 {
+        let moved = before[d] ^ after[d];
+        cells |= moved;
+        digits |= u16::from(moved != 0) << d;
+    }
+    if cells == 0 {
+        return (0, 0);
+    }
+    // Rows from the cells' nine-bit rows; columns from their union; boxes from each band's.
+    let (mut rows, mut columns, mut boxes) = (0u32, 0u32, 0u32);
+    for b in 0..3 {
+        let mut band = 0u32;
+        for r in 3 * b..3 * b + 3 {
+            let row = (cells >> (9 * r)) as u32 & 0x1ff;
+            rows |= u32::from(row != 0) << r;
+            band |= row;
+        }
+        columns |= band;
+        for k in 0..3 {
+            boxes |= u32::from(band >> (3 * k) & 7 != 0) << (3 * b + k);
+        }
+    }
+    (rows | columns << 9 | boxes << 18, digits)
+}
+
 /// The steps one rung found, on the stack.
 pub(crate) struct Steps {
-    buf: [Step; STEPS],
+    /// The first `len` are written; the rest are not (a buffer is made for every puzzle and
+    /// every trial, and writing 17 KB of steps that are never read showed in profiles).
+    buf: [MaybeUninit<Step>; STEPS],
     pub(crate) len: usize,
 }
 
@@ -632,7 +761,7 @@ const STEPS: usize = 96;
 impl Steps {
     pub(crate) fn new() -> Steps {
         Steps {
-            buf: [Step::new(Technique::Trial); STEPS],
+            buf: [const { MaybeUninit::uninit() }; STEPS],
             len: 0,
         }
     }
@@ -641,7 +770,7 @@ impl Steps {
     /// applies), however many steps of higher scores are found first.
     pub(crate) fn keep_lowest(&mut self, step: Step) {
         if self.len > 0 {
-            let low = self.buf[0].tenths;
+            let low = self.steps()[0].tenths;
             if step.tenths > low {
                 return;
             }
@@ -655,7 +784,9 @@ impl Steps {
         self.len = 0;
     }
     pub(crate) fn steps(&self) -> &[Step] {
-        &self.buf[..self.len]
+        // SAFETY: the first `len` entries are written (`push` writes an entry before counting
+        // it), and `MaybeUninit<Step>` has `Step`'s layout.
+        unsafe { std::slice::from_raw_parts(self.buf.as_ptr().cast::<Step>(), self.len) }
     }
     /// Records a step. When the buffer is full, a step's removals join the last step's (so
     /// what a round removes never depends on the order its steps were found in) and a step
@@ -663,7 +794,8 @@ impl Steps {
     pub(crate) fn push(&mut self, step: Step) {
         if self.len == STEPS {
             if step.place.is_none() {
-                let last = &mut self.buf[STEPS - 1];
+                // SAFETY: a full buffer has every entry written.
+                let last = unsafe { self.buf[STEPS - 1].assume_init_mut() };
                 for (e, m) in last.eliminations.iter_mut().zip(step.eliminations) {
                     *e |= m;
                 }
@@ -672,7 +804,7 @@ impl Steps {
             }
             return;
         }
-        self.buf[self.len] = step;
+        self.buf[self.len].write(step);
         self.len += 1;
     }
 }
@@ -914,6 +1046,70 @@ pub fn logical_fill(puzzle: &Grid) -> Option<Grid> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The path as the ladder walks it with every rung searching the whole board every round
+    /// (no [`Todo`]): what `grade_with` must reproduce step for step.
+    fn unscoped_path(puzzle: &Grid) -> Vec<Step> {
+        let unique = solver::count(puzzle, 2).solutions == 1;
+        let top = if unique { Rung::ALL } else { Rung::NOT_UNIQUE };
+        let mut state = State::new(puzzle).expect("no clash");
+        let (mut buf, mut path) = (Steps::new(), Vec::new());
+        while !state.solved() {
+            buf.clear();
+            if !run_rungs(&state, top, &mut buf) {
+                path.push(Step::new(Technique::Trial)); // depth 2 or more: compared by kind
+                break;
+            }
+            path.extend_from_slice(buf.steps());
+            state.apply_unchecked(buf.steps()).expect("sound steps");
+        }
+        path
+    }
+
+    fn same_paths(puzzles: impl Iterator<Item = Grid>) -> usize {
+        let mut steps = 0;
+        for p in puzzles {
+            let (_, path) = explain(&p).expect("a solution");
+            let reference = unscoped_path(&p);
+            assert_eq!(path.len(), reference.len(), "{p}");
+            for (i, (a, b)) in path.iter().zip(&reference).enumerate() {
+                let last_trial = i + 1 == path.len() && b.technique == Technique::Trial;
+                if last_trial && b.eliminations == [0; 9] {
+                    assert_eq!((a.technique, a.length), (Technique::Trial, 2), "{p}");
+                } else {
+                    assert_eq!(a, b, "{p}: step {}", i + 1);
+                }
+            }
+            steps += path.len();
+        }
+        steps
+    }
+
+    #[test]
+    fn rungs_that_look_only_where_the_board_changed_take_the_same_path() {
+        let text = include_str!("../../data/generated_minimal_2000.txt");
+        let puzzles = text.lines().take(500).map(|l| l.parse().expect("a puzzle"));
+        assert!(same_paths(puzzles) > 15_000);
+    }
+
+    #[test]
+    #[ignore = "needs SUDOKU_DATA_DIR"]
+    fn rungs_that_look_only_where_the_board_changed_take_the_same_path_on_public_puzzles() {
+        let dir = std::env::var("SUDOKU_DATA_DIR").expect("SUDOKU_DATA_DIR names the public sets");
+        for (file, n) in [
+            ("puzzles2_17_clue", 300),
+            ("puzzles3_magictour_top1465", 300),
+            ("puzzles6_forum_hardest_1106", 40),
+            ("puzzles7_serg_benchmark", 40),
+        ] {
+            let text = std::fs::read_to_string(format!("{dir}/{file}")).expect("a public set");
+            let puzzles = text
+                .lines()
+                .filter(|l| !l.starts_with('#') && l.len() >= 81);
+            let steps = same_paths(puzzles.take(n).map(|l| l[..81].parse().expect("a puzzle")));
+            assert!(steps > n, "{file}: {steps} steps");
+        }
+    }
 
     #[test]
     fn length_adds_follow_se_thresholds() {

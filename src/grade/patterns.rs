@@ -248,9 +248,13 @@ pub(super) fn als(s: &State, out: &mut Steps) {
         cand: 0,
     }; ALS_MAX];
     let mut n = 0;
-    let empty_cells = (0..CELLS).fold(0u128, |a, c| a | u128::from(s.cand[c] != 0) << c);
+    // A cell of a set of at most four cells has at most five candidates: only those are looked at.
+    let open_cells = (0..CELLS).fold(0u128, |a, c| {
+        let k = digit_count(s.cand[c]);
+        a | u128::from(k != 0 && k <= ALS_CELLS + 1) << c
+    });
     for u in 0..27 {
-        let empty = positions(u, empty_cells);
+        let empty = positions(u, open_cells);
         for size in 1..=ALS_CELLS {
             if size == 1 && u >= 9 {
                 continue; // a single cell is in every unit: counted once, in its row
