@@ -333,14 +333,16 @@ fn record(s: &State, masks: &[u128; 9], start: usize, end: usize, nodes: u8, bes
 /// Nishio: a candidate assumed true, followed for its digit alone (the digit leaves the peers, a
 /// unit left with one place takes it), leaves a unit no place for the digit: it goes.
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
-pub(super) fn nishio(s: &State, out: &mut Steps) {
+/// The candidates of `solution` (cells by digit, as [`Todo`]'s) are not assumed: they cannot
+/// end in a contradiction.
+pub(super) fn nishio(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let masks = &s.digits;
     let mut found = [(0usize, 0usize, 0u8); NODES];
     let mut n = 0;
     let mut low = u8::MAX;
     for (d, &m0) in masks.iter().enumerate() {
         let placed0 = s.placed_mask(d);
-        for c in cells_of(m0) {
+        for c in cells_of(m0 & !solution[d]) {
             let (mut m, mut placed) = (m0 & !PEERS[c] & !(1u128 << c), placed0 | 1u128 << c);
             let mut count = 1u32;
             // A longer chain than this would score above the lowest found: not followed.
@@ -591,7 +593,8 @@ impl Bits {
 /// Dynamic forcing chains (contradiction): a candidate assumed true, followed through naked and
 /// hidden singles of every digit, ends in a contradiction: it goes.
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
-pub(super) fn dynamic(s: &State, out: &mut Steps) {
+/// The candidates of `solution` are not assumed (see [`nishio`]).
+pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let mut found = [(0usize, 0usize, 0u8); NODES];
     let mut n = 0;
     let mut low = u8::MAX;
@@ -600,6 +603,9 @@ pub(super) fn dynamic(s: &State, out: &mut Steps) {
     let thin = bits.thin_units();
     for c in 0..CELLS {
         for d in digits_of(s.cand[c]) {
+            if solution[d] >> c & 1 == 1 {
+                continue;
+            }
             let mut t = bits;
             let limit = most_placed(Technique::DynamicForcingChain.se(), low, 2);
             let mut stale = thin;
@@ -713,10 +719,14 @@ fn assumption_contradicts(s: &State, closed: bool, c: usize, d: usize, buf: &mut
 /// Trial (depth 1): a candidate assumed true, followed through every pattern technique below the
 /// chains, ends in a contradiction: it goes.
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
-pub(super) fn trial(s: &State, out: &mut Steps) {
+/// The candidates of `solution` are not assumed (see [`nishio`]).
+pub(super) fn trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let mut inner = Steps::new();
     for c in 0..CELLS {
         for d in digits_of(s.cand[c]) {
+            if solution[d] >> c & 1 == 1 {
+                continue;
+            }
             if assumption_contradicts(s, true, c, d, &mut inner) {
                 let mut step = Step::new(Technique::Trial);
                 step.length = 1;

@@ -424,7 +424,8 @@ pub fn explain(puzzle: &Grid) -> Option<(Grade, Vec<Step>)> {
 /// Grades `puzzle`, handing each step of the path to `step` in order; `None` when it has no
 /// solution (then no step is handed over).
 pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
-    let found = solver::count(puzzle, 2).solutions;
+    let mut solution = Grid::EMPTY;
+    let found = solver::count_into(puzzle, 2, &mut solution);
     if found == 0 {
         return None;
     }
@@ -440,6 +441,9 @@ pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
     let top = if unique { Rung::ALL } else { Rung::NOT_UNIQUE };
     let mut buf = Steps::new();
     let mut todo = Todo::EVERYWHERE;
+    for (c, &v) in solution.cells().iter().enumerate() {
+        todo.solution[usize::from(v - 1)] |= 1u128 << c;
+    }
     while !state.solved() {
         buf.clear();
         for &rung in top {
@@ -639,10 +643,10 @@ pub(crate) fn run_rung(state: &State, rung: Rung, out: &mut Steps) {
         Rung::HiddenQuad => basic::hidden_sets(state, 4, false, ALL_UNITS, out),
         Rung::Bug => wings::bug_plus_one(state, out),
         Rung::Chains => chains::chains(state, out),
-        Rung::Nishio => chains::nishio(state, out),
+        Rung::Nishio => chains::nishio(state, &[0; 9], out),
         Rung::Als => patterns::als(state, out),
-        Rung::Dynamic => chains::dynamic(state, out),
-        Rung::Trial => chains::trial(state, out),
+        Rung::Dynamic => chains::dynamic(state, &[0; 9], out),
+        Rung::Trial => chains::trial(state, &[0; 9], out),
     }
 }
 
@@ -669,12 +673,17 @@ const _: () = {
 pub(crate) struct Todo {
     /// Per rung: the candidates it last searched completely, by digit.
     seen: [Option<[u128; 9]>; RUNGS],
+    /// The cells of each digit in a solution of the puzzle (none when not known). Assuming one
+    /// of these candidates can never end in a contradiction, so the rungs that assume each
+    /// candidate in turn (Nishio, dynamic forcing chains, trial) pass over them.
+    pub(crate) solution: [u128; 9],
 }
 
 impl Todo {
     /// No rung has searched anything yet.
     pub(crate) const EVERYWHERE: Todo = Todo {
         seen: [None; RUNGS],
+        solution: [0; 9],
     };
 
     /// Every subset and fish rung has searched `state` and found nothing: the board of a
@@ -682,13 +691,18 @@ impl Todo {
     pub(crate) fn searched(state: &State) -> Todo {
         Todo {
             seen: std::array::from_fn(|r| Rung::ALL[r].is_scoped().then_some(state.digits)),
+            solution: [0; 9],
         }
     }
 
     /// Runs `rung` where it has still to look; its steps join those in `out`.
     pub(crate) fn run(&mut self, state: &State, rung: Rung, out: &mut Steps) {
-        if !rung.is_scoped() {
-            return run_rung(state, rung, out);
+        match rung {
+            Rung::Nishio => return chains::nishio(state, &self.solution, out),
+            Rung::Dynamic => return chains::dynamic(state, &self.solution, out),
+            Rung::Trial => return chains::trial(state, &self.solution, out),
+            _ if !rung.is_scoped() => return run_rung(state, rung, out),
+            _ => {}
         }
         let seen = &mut self.seen[rung as usize];
         let (units, digits) = match seen {

@@ -73,6 +73,11 @@ pub fn count(puzzle: &Grid, limit: u32) -> Counted {
     }
 }
 
+/// [`count`] that also writes the first solution found into `first`, when there is one.
+pub(crate) fn count_into(puzzle: &Grid, limit: u32, first: &mut Grid) -> u32 {
+    run(puzzle, limit, first).found
+}
+
 fn run<'a>(puzzle: &Grid, limit: u32, first: &'a mut Grid) -> Goal<'a> {
     let mut goal = Goal::new(limit, first);
     if let Ok(mut board) = Board::new(puzzle) {
