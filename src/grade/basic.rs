@@ -46,15 +46,29 @@ pub(super) fn locked_subsets(
     n: usize,
     found: &mut impl FnMut(u16, u16),
 ) {
+    subsets_joining(members, eligible, n, n, found);
+}
+
+/// Calls `found(set, union)` for each subset `set` of `n` members of `eligible` (`n` >= 1) whose
+/// members join into a `union` of exactly `bits` bits (`bits` >= `n`), in increasing order, as
+/// [`locked_subsets`] (`bits` = `n`) does; with `bits` = `n + 1`, the almost locked sets.
+pub(super) fn subsets_joining(
+    members: &[u16; 9],
+    eligible: u16,
+    n: usize,
+    bits: usize,
+    found: &mut impl FnMut(u16, u16),
+) {
     // The highest member is chosen first, in increasing order, then the next below it, and so
     // on: that walks the sets in increasing numeric order.
+    #[allow(clippy::too_many_arguments)] // the walk's state, passed down
     fn below<F: FnMut(u16, u16)>(
         members: &[u16; 9],
         allowed: u16,
         left: usize,
         set: u16,
         union: u16,
-        n: usize,
+        bits: usize,
         found: &mut F,
     ) {
         for top in digits_of(allowed) {
@@ -64,20 +78,20 @@ pub(super) fn locked_subsets(
             }
             let union = union | members[top];
             let size = digit_count(union) as usize;
-            if size > n {
+            if size > bits {
                 continue;
             }
             if left == 1 {
-                if size == n {
+                if size == bits {
                     found(set | 1 << top, union);
                 }
             } else {
-                below(members, rest, left - 1, set | 1 << top, union, n, found);
+                below(members, rest, left - 1, set | 1 << top, union, bits, found);
             }
         }
     }
     if n >= 1 {
-        below(members, eligible & 0x1ff, n, 0, 0, n, found);
+        below(members, eligible & 0x1ff, n, 0, 0, bits, found);
     }
 }
 
@@ -538,6 +552,16 @@ mod tests {
                     found, filtered,
                     "members {members:?}, eligible {eligible:b}, n {n}"
                 );
+                // One bit more: the almost locked sets.
+                let filtered: Vec<(u16, u16)> = combos_within(eligible, n)
+                    .filter(|&set| digit_count(union(set)) as usize == n + 1)
+                    .map(|set| (set, union(set)))
+                    .collect();
+                let mut found = Vec::new();
+                subsets_joining(&members, eligible, n, n + 1, &mut |set, u| {
+                    found.push((set, u))
+                });
+                assert_eq!(found, filtered, "members {members:?}, n {n}, one bit more");
             }
         }
     }

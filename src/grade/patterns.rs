@@ -9,12 +9,12 @@
 //! proves them with cell or region forcing chains (8.0 and up), which the ladder has no other rung
 //! for.
 
-use super::basic::{cells_at, combos_within, line_positions, positions};
+use super::basic::{cells_at, combos_within, line_positions, positions, subsets_joining};
 use super::{
     cells_of, digit_count, digits_of, length_tenths, State, Step, Steps, Technique, PEERS,
     UNIT_MASK,
 };
-use crate::grid::CELLS;
+use crate::grid::{CELLS, UNITS};
 
 /// Finned and sashimi fish of sizes 2 to 4: `n` base lines whose candidates for a digit lie in
 /// `n` cover lines but for some fins, all in one box. Either a fin is true, or the base lines
@@ -254,31 +254,33 @@ pub(super) fn als(s: &State, out: &mut Steps) {
         a | u128::from(k != 0 && k <= ALS_CELLS + 1) << c
     });
     for u in 0..27 {
-        let empty = positions(u, open_cells);
-        for size in 1..=ALS_CELLS {
+        let open = positions(u, open_cells);
+        if open == 0 {
+            continue;
+        }
+        let unit = &UNITS[u];
+        let cand: [u16; 9] = std::array::from_fn(|i| s.cand[usize::from(unit[i])]);
+        for size in 1..=ALS_CELLS as usize {
             if size == 1 && u >= 9 {
                 continue; // a single cell is in every unit: counted once, in its row
             }
-            for pos in combos_within(empty, size as usize) {
-                let cells = cells_at(u, pos);
+            subsets_joining(&cand, open, size, size + 1, &mut |pos, union| {
                 if u >= 18 && size >= 2 {
                     // A box's cells in one row or column were found in that line.
+                    let cells = cells_at(u, pos);
                     let r = cells.trailing_zeros() as usize / 9;
                     let c = cells.trailing_zeros() as usize % 9;
                     if cells & !UNIT_MASK[r] == 0 || cells & !UNIT_MASK[9 + c] == 0 {
-                        continue;
+                        return;
                     }
                 }
-                let cand = cells_of(cells).fold(0u16, |a, c| a | s.cand[c]);
-                if digit_count(cand) == size + 1 {
-                    sets[n] = Als {
-                        unit: u as u8,
-                        pos,
-                        cand,
-                    };
-                    n += 1;
-                }
-            }
+                sets[n] = Als {
+                    unit: u as u8,
+                    pos,
+                    cand: union,
+                };
+                n += 1;
+            });
         }
     }
     let sets = &sets[..n];
