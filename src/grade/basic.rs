@@ -61,7 +61,6 @@ pub(super) fn subsets_joining(
 ) {
     // The highest member is chosen first, in increasing order, then the next below it, and so
     // on: that walks the sets in increasing numeric order.
-    #[allow(clippy::too_many_arguments)] // the walk's state, passed down
     fn below<F: FnMut(u16, u16)>(
         members: &[u16; 9],
         allowed: u16,
@@ -355,7 +354,7 @@ pub(super) fn locking(s: &State, direct: bool, out: &mut Steps) {
                 }
             }
         }
-        if out.len > 0 {
+        if !out.is_empty() {
             // Pointing scores below claiming: claiming only when no pointing.
             return;
         }

@@ -332,9 +332,10 @@ fn record(s: &State, masks: &[u128; 9], start: usize, end: usize, nodes: u8, bes
 
 /// Nishio: a candidate assumed true, followed for its digit alone (the digit leaves the peers, a
 /// unit left with one place takes it), leaves a unit no place for the digit: it goes.
+///
+/// The candidates of `solution` (a solution's cells, by digit) are not assumed: they cannot end
+/// in a contradiction.
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
-/// The candidates of `solution` (cells by digit, as [`Todo`]'s) are not assumed: they cannot
-/// end in a contradiction.
 pub(super) fn nishio(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let masks = &s.digits;
     let mut found = [(0usize, 0usize, 0u8); NODES];
@@ -592,8 +593,9 @@ impl Bits {
 
 /// Dynamic forcing chains (contradiction): a candidate assumed true, followed through naked and
 /// hidden singles of every digit, ends in a contradiction: it goes.
-#[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
+///
 /// The candidates of `solution` are not assumed (see [`nishio`]).
+#[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let mut found = [(0usize, 0usize, 0u8); NODES];
     let mut n = 0;
@@ -674,15 +676,19 @@ const TRIAL_PATTERNS: &[Rung] = &[
 
 /// Whether assuming `d` in `c` ends in a contradiction, followed through every pattern rung
 /// below the chains until none finds anything. `closed` says that none finds anything on `s`
-/// itself (as on the board trial runs on, where every lower rung has failed).
+/// itself (as on the board trial runs on, where every lower rung has failed); on any other board
+/// it must be false.
 ///
-/// Only that verdict counts, and every rung's removals still follow, by the singles, once the
-/// board has lost more candidates (a naked pair whose cell became a single places it, and the
-/// single removes what the pair did). So where the assumption ends does not depend on the
-/// order the rungs run in: a round applies every single at once, else the first other rung,
-/// cheapest first, that finds something. (The ladder's own order costs more here: it retries
-/// the direct rungs before every naked single.) And a rung that has looked at the board finds
-/// nothing new until the board changes where it looks (see [`Todo`]).
+/// Only that verdict counts, and it does not depend on the order the rungs run in: whatever a
+/// rung finds on a board, it or a smaller pattern of the set still finds on any board with fewer
+/// candidates, until it is made (a naked triple that lost a cell's candidate is a naked pair or
+/// singles; an XYZ-Wing whose pivot lost a digit, an XY-Wing or a naked pair; a Swordfish, an
+/// X-Wing). The set holds every smaller pattern of its rungs: singles, pairs to quads, X-Wing to
+/// Jellyfish, XY- and XYZ-Wing. So every order ends on the same board, or on a contradiction,
+/// and the cheapest order serves: a round applies every single at once, else the first other
+/// rung, cheapest first, that finds something. (The ladder's own order costs more here: it
+/// retries the direct rungs before every naked single.) And a rung that has looked at the board
+/// finds nothing new until the board changes where it looks (see [`Todo`]).
 fn assumption_contradicts(s: &State, closed: bool, c: usize, d: usize, buf: &mut Steps) -> bool {
     let mut t = *s;
     if t.place(c, d).is_err() || t.check().is_err() {
@@ -698,14 +704,14 @@ fn assumption_contradicts(s: &State, closed: bool, c: usize, d: usize, buf: &mut
         for &rung in TRIAL_SINGLES {
             run_rung(&t, rung, buf);
         }
-        if buf.len == 0 {
+        if buf.is_empty() {
             for &rung in TRIAL_PATTERNS {
                 todo.run(&t, rung, buf);
-                if buf.len > 0 {
+                if !buf.is_empty() {
                     break;
                 }
             }
-            if buf.len == 0 {
+            if buf.is_empty() {
                 return false;
             }
         }
@@ -718,8 +724,11 @@ fn assumption_contradicts(s: &State, closed: bool, c: usize, d: usize, buf: &mut
 
 /// Trial (depth 1): a candidate assumed true, followed through every pattern technique below the
 /// chains, ends in a contradiction: it goes.
+///
+/// `s` must be a board where every rung below trial has found nothing (as the ladder reaches
+/// it): each assumption's closure starts from there (see [`assumption_contradicts`]). The
+/// candidates of `solution` are not assumed (see [`nishio`]).
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
-/// The candidates of `solution` are not assumed (see [`nishio`]).
 pub(super) fn trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let mut inner = Steps::new();
     for c in 0..CELLS {
@@ -806,6 +815,29 @@ mod tests {
         "1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..",
         "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..",
     ];
+
+    #[test]
+    fn trial_runs_every_pattern_rung_below_the_chains() {
+        // The direct rungs are left out: locking and the hidden subsets find all they find.
+        let direct = [
+            Rung::DirectLocking,
+            Rung::DirectHiddenPair,
+            Rung::DirectHiddenTriple,
+        ];
+        let mut ours: Vec<Rung> = TRIAL_SINGLES
+            .iter()
+            .chain(TRIAL_PATTERNS)
+            .copied()
+            .collect();
+        ours.extend(direct);
+        ours.sort();
+        let mut inner = INNER.to_vec();
+        inner.sort();
+        assert!(
+            ours == inner,
+            "a pattern rung below the chains is missing from trial"
+        );
+    }
 
     #[test]
     fn trial_verdicts_do_not_depend_on_the_order_of_the_rungs() {

@@ -441,18 +441,26 @@ pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
     let top = if unique { Rung::ALL } else { Rung::NOT_UNIQUE };
     let mut buf = Steps::new();
     let mut todo = Todo::EVERYWHERE;
+    // A solution's cells, by digit: assuming one of its candidates can never end in a
+    // contradiction, so the rungs that assume each candidate in turn pass over them.
+    let mut known = [0u128; 9];
     for (c, &v) in solution.cells().iter().enumerate() {
-        todo.solution[usize::from(v - 1)] |= 1u128 << c;
+        known[usize::from(v - 1)] |= 1u128 << c;
     }
     while !state.solved() {
         buf.clear();
         for &rung in top {
-            todo.run(&state, rung, &mut buf);
-            if buf.len > 0 {
+            match rung {
+                Rung::Nishio => chains::nishio(&state, &known, &mut buf),
+                Rung::Dynamic => chains::dynamic(&state, &known, &mut buf),
+                Rung::Trial => chains::trial(&state, &known, &mut buf),
+                _ => todo.run(&state, rung, &mut buf),
+            }
+            if !buf.is_empty() {
                 break;
             }
         }
-        if buf.len == 0 {
+        if buf.is_empty() {
             // Trial of depth 2 or more: not searched.
             let mut s = Step::new(Technique::Trial);
             s.length = 2;
@@ -610,7 +618,7 @@ impl Rung {
 pub(crate) fn run_rungs(state: &State, ladder: &[Rung], out: &mut Steps) -> bool {
     for &rung in ladder {
         run_rung(state, rung, out);
-        if out.len > 0 {
+        if !out.is_empty() {
             return true;
         }
     }
@@ -673,17 +681,12 @@ const _: () = {
 pub(crate) struct Todo {
     /// Per rung: the candidates it last searched completely, by digit.
     seen: [Option<[u128; 9]>; RUNGS],
-    /// The cells of each digit in a solution of the puzzle (none when not known). Assuming one
-    /// of these candidates can never end in a contradiction, so the rungs that assume each
-    /// candidate in turn (Nishio, dynamic forcing chains, trial) pass over them.
-    pub(crate) solution: [u128; 9],
 }
 
 impl Todo {
     /// No rung has searched anything yet.
     pub(crate) const EVERYWHERE: Todo = Todo {
         seen: [None; RUNGS],
-        solution: [0; 9],
     };
 
     /// Every subset and fish rung has searched `state` and found nothing: the board of a
@@ -691,26 +694,20 @@ impl Todo {
     pub(crate) fn searched(state: &State) -> Todo {
         Todo {
             seen: std::array::from_fn(|r| Rung::ALL[r].is_scoped().then_some(state.digits)),
-            solution: [0; 9],
         }
     }
 
     /// Runs `rung` where it has still to look; its steps join those in `out`.
     pub(crate) fn run(&mut self, state: &State, rung: Rung, out: &mut Steps) {
-        match rung {
-            Rung::Nishio => return chains::nishio(state, &self.solution, out),
-            Rung::Dynamic => return chains::dynamic(state, &self.solution, out),
-            Rung::Trial => return chains::trial(state, &self.solution, out),
-            _ if !rung.is_scoped() => return run_rung(state, rung, out),
-            _ => {}
+        if !rung.is_scoped() {
+            return run_rung(state, rung, out);
         }
         let seen = &mut self.seen[rung as usize];
         let (units, digits) = match seen {
             None => (u32::MAX, u16::MAX),
             Some(before) => changes(before, &state.digits),
         };
-        // What it sees now is done with, unless `out` fills up (some steps go unrecorded).
-        let full = out.len == STEPS;
+        // What it sees now is done with, unless `out` fills up (then some go unrecorded).
         *seen = Some(state.digits);
         match rung {
             Rung::DirectHiddenPair => basic::hidden_sets(state, 2, true, units, out),
@@ -725,7 +722,7 @@ impl Todo {
             Rung::Swordfish => basic::fish(state, 3, digits, out),
             _ => basic::fish(state, 4, digits, out),
         }
-        if full || out.len == STEPS {
+        if out.len() == STEPS {
             self.seen[rung as usize] = None;
         }
     }
@@ -766,7 +763,8 @@ pub(crate) struct Steps {
     /// The first `len` are written; the rest are not (a buffer is made for every puzzle and
     /// every trial, and writing 17 KB of steps that are never read showed in profiles).
     buf: [MaybeUninit<Step>; STEPS],
-    pub(crate) len: usize,
+    /// Private: the unsafe reads below rely on it counting written entries only.
+    len: usize,
 }
 
 /// The most steps one rung records in one round (more are found in the next round).
@@ -796,6 +794,12 @@ impl Steps {
     }
     pub(crate) fn clear(&mut self) {
         self.len = 0;
+    }
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
     }
     pub(crate) fn steps(&self) -> &[Step] {
         // SAFETY: the first `len` entries are written (`push` writes an entry before counting
@@ -1050,7 +1054,7 @@ pub fn logical_fill(puzzle: &Grid) -> Option<Grid> {
     while !state.solved() {
         buf.clear();
         run_rungs(&state, top, &mut buf);
-        if buf.len == 0 || state.apply(buf.steps()).is_err() {
+        if buf.is_empty() || state.apply(buf.steps()).is_err() {
             break;
         }
     }

@@ -285,7 +285,7 @@ pub(super) fn als(s: &State, out: &mut Steps) {
     }
     let sets = &sets[..n];
     als_xz(sets, masks, out);
-    if out.len == 0 {
+    if out.is_empty() {
         als_xy_wing(sets, masks, out);
     }
 }
