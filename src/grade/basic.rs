@@ -361,9 +361,6 @@ pub(super) fn locking(s: &State, direct: bool, out: &mut Steps) {
     }
 }
 
-/// Every unit, as a set of units (bit `u` for unit `u`).
-pub(super) const ALL_UNITS: u32 = (1 << 27) - 1;
-
 /// Hidden subsets of `n` digits: `n` digits whose places in a unit are the same `n` cells; the
 /// cells' other candidates go. With `direct`, only those whose removals leave another digit of
 /// the unit a single place, which the step places. Only the units of `units` are searched.

@@ -752,7 +752,7 @@ pub(super) fn trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
 mod tests {
     use super::*;
     use crate::generate::{puzzle, Mode};
-    use crate::grade::run_rungs;
+    use crate::grade::{public_puzzles, run_rungs};
     use crate::Grid;
 
     /// Trial's verdict as the ladder's own order reaches it: one rung's steps a round, the
@@ -865,19 +865,13 @@ mod tests {
     #[test]
     #[ignore = "needs SUDOKU_DATA_DIR"]
     fn trial_verdicts_do_not_depend_on_the_order_of_the_rungs_on_public_puzzles() {
-        let dir = std::env::var("SUDOKU_DATA_DIR").expect("SUDOKU_DATA_DIR names the public sets");
         let mut boards = Vec::new();
         for (file, n) in [
             ("puzzles3_magictour_top1465", 150),
             ("puzzles5_forum_hardest_1905_11+", 40),
             ("puzzles6_forum_hardest_1106", 20),
         ] {
-            let text = std::fs::read_to_string(format!("{dir}/{file}")).expect("a public set");
-            let puzzles = text
-                .lines()
-                .filter(|l| !l.starts_with('#') && l.len() >= 81);
-            for line in puzzles.take(n) {
-                let p: Grid = line[..81].parse().expect("a puzzle");
+            for p in public_puzzles(file, n) {
                 boards.push((p, State::new(&p).expect("no clash"), false));
                 boards.push((p, before_trial(&p), true));
             }

@@ -627,28 +627,33 @@ pub(crate) fn run_rungs(state: &State, ladder: &[Rung], out: &mut Steps) -> bool
 
 /// Runs one rung: its steps join those already in `out`.
 pub(crate) fn run_rung(state: &State, rung: Rung, out: &mut Steps) {
-    use basic::ALL_UNITS;
+    run_rung_in(state, rung, u32::MAX, u16::MAX, out);
+}
+
+/// Runs one rung, the subsets in the units of `units` only and the fish for the digits of
+/// `digits` only (see [`Todo`]); its steps join those already in `out`.
+fn run_rung_in(state: &State, rung: Rung, units: u32, digits: u16, out: &mut Steps) {
     match rung {
         Rung::FullHouse => basic::full_house(state, out),
         Rung::HiddenSingleBox => basic::hidden_singles(state, true, out),
         Rung::HiddenSingle => basic::hidden_singles(state, false, out),
         Rung::DirectLocking => basic::locking(state, true, out),
-        Rung::DirectHiddenPair => basic::hidden_sets(state, 2, true, ALL_UNITS, out),
+        Rung::DirectHiddenPair => basic::hidden_sets(state, 2, true, units, out),
         Rung::NakedSingle => basic::naked_singles(state, out),
-        Rung::DirectHiddenTriple => basic::hidden_sets(state, 3, true, ALL_UNITS, out),
+        Rung::DirectHiddenTriple => basic::hidden_sets(state, 3, true, units, out),
         Rung::Locking => basic::locking(state, false, out),
-        Rung::NakedPair => basic::naked_sets(state, 2, ALL_UNITS, out),
-        Rung::XWing => basic::fish(state, 2, 0x1ff, out),
-        Rung::HiddenPair => basic::hidden_sets(state, 2, false, ALL_UNITS, out),
-        Rung::NakedTriple => basic::naked_sets(state, 3, ALL_UNITS, out),
-        Rung::Swordfish => basic::fish(state, 3, 0x1ff, out),
-        Rung::HiddenTriple => basic::hidden_sets(state, 3, false, ALL_UNITS, out),
+        Rung::NakedPair => basic::naked_sets(state, 2, units, out),
+        Rung::XWing => basic::fish(state, 2, digits, out),
+        Rung::HiddenPair => basic::hidden_sets(state, 2, false, units, out),
+        Rung::NakedTriple => basic::naked_sets(state, 3, units, out),
+        Rung::Swordfish => basic::fish(state, 3, digits, out),
+        Rung::HiddenTriple => basic::hidden_sets(state, 3, false, units, out),
         Rung::XyWing => wings::xy_wing(state, out),
         Rung::XyzWing => wings::xyz_wing(state, out),
         Rung::UniqueRectangle => wings::unique_rectangles(state, out),
-        Rung::NakedQuad => basic::naked_sets(state, 4, ALL_UNITS, out),
-        Rung::Jellyfish => basic::fish(state, 4, 0x1ff, out),
-        Rung::HiddenQuad => basic::hidden_sets(state, 4, false, ALL_UNITS, out),
+        Rung::NakedQuad => basic::naked_sets(state, 4, units, out),
+        Rung::Jellyfish => basic::fish(state, 4, digits, out),
+        Rung::HiddenQuad => basic::hidden_sets(state, 4, false, units, out),
         Rung::Bug => wings::bug_plus_one(state, out),
         Rung::Chains => chains::chains(state, out),
         Rung::Nishio => chains::nishio(state, &[0; 9], out),
@@ -709,19 +714,7 @@ impl Todo {
         };
         // What it sees now is done with, unless `out` fills up (then some go unrecorded).
         *seen = Some(state.digits);
-        match rung {
-            Rung::DirectHiddenPair => basic::hidden_sets(state, 2, true, units, out),
-            Rung::DirectHiddenTriple => basic::hidden_sets(state, 3, true, units, out),
-            Rung::HiddenPair => basic::hidden_sets(state, 2, false, units, out),
-            Rung::HiddenTriple => basic::hidden_sets(state, 3, false, units, out),
-            Rung::HiddenQuad => basic::hidden_sets(state, 4, false, units, out),
-            Rung::NakedPair => basic::naked_sets(state, 2, units, out),
-            Rung::NakedTriple => basic::naked_sets(state, 3, units, out),
-            Rung::NakedQuad => basic::naked_sets(state, 4, units, out),
-            Rung::XWing => basic::fish(state, 2, digits, out),
-            Rung::Swordfish => basic::fish(state, 3, digits, out),
-            _ => basic::fish(state, 4, digits, out),
-        }
+        run_rung_in(state, rung, units, digits, out);
         if out.len() == STEPS {
             self.seen[rung as usize] = None;
         }
@@ -1061,6 +1054,19 @@ pub fn logical_fill(puzzle: &Grid) -> Option<Grid> {
     Some(state.grid())
 }
 
+/// The first `n` puzzles of public set `file`, from `SUDOKU_DATA_DIR` (for the tests that need
+/// the public sets).
+#[cfg(test)]
+pub(crate) fn public_puzzles(file: &str, n: usize) -> Vec<Grid> {
+    let dir = std::env::var("SUDOKU_DATA_DIR").expect("SUDOKU_DATA_DIR names the public sets");
+    let text = std::fs::read_to_string(format!("{dir}/{file}")).expect("a public set");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && l.len() >= 81)
+        .take(n)
+        .map(|l| l[..81].parse().expect("a puzzle"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1113,18 +1119,13 @@ mod tests {
     #[test]
     #[ignore = "needs SUDOKU_DATA_DIR"]
     fn rungs_that_look_only_where_the_board_changed_take_the_same_path_on_public_puzzles() {
-        let dir = std::env::var("SUDOKU_DATA_DIR").expect("SUDOKU_DATA_DIR names the public sets");
         for (file, n) in [
             ("puzzles2_17_clue", 300),
             ("puzzles3_magictour_top1465", 300),
             ("puzzles6_forum_hardest_1106", 40),
             ("puzzles7_serg_benchmark", 40),
         ] {
-            let text = std::fs::read_to_string(format!("{dir}/{file}")).expect("a public set");
-            let puzzles = text
-                .lines()
-                .filter(|l| !l.starts_with('#') && l.len() >= 81);
-            let steps = same_paths(puzzles.take(n).map(|l| l[..81].parse().expect("a puzzle")));
+            let steps = same_paths(public_puzzles(file, n).into_iter());
             assert!(steps > n, "{file}: {steps} steps");
         }
     }
