@@ -61,8 +61,9 @@ fn max_nodes(kind: Kind, low: u8) -> u8 {
     n
 }
 
-/// The shortest chains of one kind for every removal and placement.
-fn best_of(s: &State, masks: &[u128; 9], kind: Kind, low: u8) -> (Best, Option<u8>) {
+/// The shortest chains of one kind for every removal and placement; X-chains of the digits of
+/// `digits` only.
+fn best_of(s: &State, masks: &[u128; 9], kind: Kind, digits: u16, low: u8) -> (Best, Option<u8>) {
     let mut best = Best {
         nodes: [u8::MAX; NODES],
         ends: [(0, 0); NODES],
@@ -80,6 +81,9 @@ fn best_of(s: &State, masks: &[u128; 9], kind: Kind, low: u8) -> (Best, Option<u
             continue;
         }
         if kind == Kind::Xy && digit_count(s.cand[c0]) != 2 {
+            continue;
+        }
+        if kind == Kind::X && digits >> d0 & 1 == 0 {
             continue;
         }
         if best.fewest != u8::MAX {
@@ -101,17 +105,18 @@ fn best_of(s: &State, masks: &[u128; 9], kind: Kind, low: u8) -> (Best, Option<u
 }
 
 /// Chains: X-chains and XY-chains, then (when they score no lower) alternating inference chains
-/// of every link; the round applies what the lowest-scoring chains prove.
+/// of every link; the round applies what the lowest-scoring chains prove. X-chains are sought
+/// for the digits of `digits` only (an X-chain is of one digit: see [`Todo`]).
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
-pub(super) fn chains(s: &State, out: &mut Steps) {
+pub(super) fn chains(s: &State, digits: u16, out: &mut Steps) {
     let masks = &s.digits;
     let mut low = u8::MAX;
-    let (x, x_low) = best_of(s, masks, Kind::X, low);
+    let (x, x_low) = best_of(s, masks, Kind::X, digits, low);
     low = low.min(x_low.unwrap_or(u8::MAX));
-    let (xy, xy_low) = best_of(s, masks, Kind::Xy, low);
+    let (xy, xy_low) = best_of(s, masks, Kind::Xy, 0x1ff, low);
     low = low.min(xy_low.unwrap_or(u8::MAX));
     let (aic, aic_low) = if low > base(Kind::Aic) {
-        let (aic, aic_low) = best_of(s, masks, Kind::Aic, low);
+        let (aic, aic_low) = best_of(s, masks, Kind::Aic, 0x1ff, low);
         low = low.min(aic_low.unwrap_or(u8::MAX));
         (Some(aic), aic_low)
     } else {
@@ -334,14 +339,18 @@ fn record(s: &State, masks: &[u128; 9], start: usize, end: usize, nodes: u8, bes
 /// unit left with one place takes it), leaves a unit no place for the digit: it goes.
 ///
 /// The candidates of `solution` (a solution's cells, by digit) are not assumed: they cannot end
-/// in a contradiction.
+/// in a contradiction. Only the digits of `digits` are followed (a digit is followed alone: see
+/// [`Todo`]).
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
-pub(super) fn nishio(s: &State, solution: &[u128; 9], out: &mut Steps) {
+pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Steps) {
     let masks = &s.digits;
     let mut found = [(0usize, 0usize, 0u8); NODES];
     let mut n = 0;
     let mut low = u8::MAX;
     for (d, &m0) in masks.iter().enumerate() {
+        if digits >> d & 1 == 0 {
+            continue;
+        }
         let placed0 = s.placed_mask(d);
         for c in cells_of(m0 & !solution[d]) {
             let (mut m, mut placed) = (m0 & !PEERS[c] & !(1u128 << c), placed0 | 1u128 << c);
@@ -468,31 +477,26 @@ const UNITS_OF_PEERS: [u32; CELLS] = {
 struct Bits {
     cand: [u128; 9],
     placed: [u128; 9],
+    /// The units (bit `u` for unit `u`) where each digit is not placed.
+    open: [u32; 9],
 }
 
 impl Bits {
     fn of(s: &State) -> Bits {
         let mut placed = [0u128; 9];
+        let mut open = [(1u32 << 27) - 1; 9];
         for c in 0..CELLS {
             if s.value[c] != 0 {
-                placed[usize::from(s.value[c] - 1)] |= 1u128 << c;
+                let d = usize::from(s.value[c] - 1);
+                placed[d] |= 1u128 << c;
+                open[d] &= !UNITS_OF_CELL[c];
             }
         }
         Bits {
             cand: s.digits,
             placed,
+            open,
         }
-    }
-
-    /// Places `d` in `c`; false if a peer already holds `d`.
-    fn place(&mut self, c: usize, d: usize) -> bool {
-        let ok = self.placed[d] & PEERS[c] == 0;
-        self.placed[d] |= 1u128 << c;
-        self.cand[d] &= !PEERS[c];
-        for m in &mut self.cand {
-            *m &= !(1u128 << c);
-        }
-        ok
     }
 
     /// The units (bit `u` for unit `u`) where each digit, not placed there, has at most one
@@ -502,7 +506,7 @@ impl Bits {
         for (d, t) in thin.iter_mut().enumerate() {
             for (u, &unit) in UNIT_MASK.iter().enumerate() {
                 let p = self.cand[d] & unit;
-                if self.placed[d] & unit == 0 && p & p.wrapping_sub(1) == 0 {
+                if self.open[d] >> u & 1 == 1 && p & p.wrapping_sub(1) == 0 {
                     *t |= 1 << u;
                 }
             }
@@ -510,16 +514,22 @@ impl Bits {
         thin
     }
 
-    /// Places `d` in `c` as [`Bits::place`] does, and adds to `stale` the units where that
-    /// changed some digit's places.
+    /// Places `d` in `c`, and adds to `stale` the units where that changed some digit's
+    /// places; false if a peer already holds `d`.
     fn place_marking(&mut self, c: usize, d: usize, stale: &mut [u32; 9]) -> bool {
+        let cell = 1u128 << c;
         for (e, st) in stale.iter_mut().enumerate() {
-            if self.cand[e] >> c & 1 == 1 {
+            if self.cand[e] & cell != 0 {
                 *st |= UNITS_OF_CELL[c];
+                self.cand[e] &= !cell;
             }
         }
         stale[d] |= UNITS_OF_PEERS[c];
-        self.place(c, d)
+        let ok = self.placed[d] & PEERS[c] == 0;
+        self.placed[d] |= cell;
+        self.open[d] &= !UNITS_OF_CELL[c];
+        self.cand[d] &= !PEERS[c];
+        ok
     }
 
     /// Places naked and hidden singles until none is left, in waves (each from the last wave's
@@ -551,13 +561,10 @@ impl Bits {
             let mut any = 0u128;
             for d in 0..9 {
                 let mut w = self.cand[d] & naked;
-                let mut units = stale[d];
+                let mut units = stale[d] & self.open[d];
                 while units != 0 {
                     let u = &UNIT_MASK[units.trailing_zeros() as usize];
                     units &= units - 1;
-                    if self.placed[d] & u != 0 {
-                        continue;
-                    }
                     let p = self.cand[d] & u;
                     if p == 0 {
                         return (count, true); // a digit with no place in a unit
@@ -706,7 +713,7 @@ fn assumption_contradicts(s: &State, closed: bool, c: usize, d: usize, buf: &mut
         }
         if buf.is_empty() {
             for &rung in TRIAL_PATTERNS {
-                todo.run(&t, rung, buf);
+                todo.run(&t, rung, &[0; 9], buf);
                 if !buf.is_empty() {
                     break;
                 }

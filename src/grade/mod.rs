@@ -450,12 +450,7 @@ pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
     while !state.solved() {
         buf.clear();
         for &rung in top {
-            match rung {
-                Rung::Nishio => chains::nishio(&state, &known, &mut buf),
-                Rung::Dynamic => chains::dynamic(&state, &known, &mut buf),
-                Rung::Trial => chains::trial(&state, &known, &mut buf),
-                _ => todo.run(&state, rung, &mut buf),
-            }
+            todo.run(&state, rung, &known, &mut buf);
             if !buf.is_empty() {
                 break;
             }
@@ -536,23 +531,23 @@ pub(crate) enum Rung {
 }
 
 impl Rung {
-    /// Whether the rung finds naked or hidden subsets (each inside one unit) or basic fish (each
-    /// of one digit): see [`Todo`].
-    fn is_scoped(self) -> bool {
-        matches!(
-            self,
+    /// What the rung can skip on a board it has seen part of: see [`Todo`].
+    fn memory(self) -> Memory {
+        match self {
             Rung::XWing
-                | Rung::Swordfish
-                | Rung::Jellyfish
-                | Rung::DirectHiddenPair
-                | Rung::DirectHiddenTriple
-                | Rung::NakedPair
-                | Rung::HiddenPair
-                | Rung::NakedTriple
-                | Rung::HiddenTriple
-                | Rung::NakedQuad
-                | Rung::HiddenQuad
-        )
+            | Rung::Swordfish
+            | Rung::Jellyfish
+            | Rung::DirectHiddenPair
+            | Rung::DirectHiddenTriple
+            | Rung::NakedPair
+            | Rung::HiddenPair
+            | Rung::NakedTriple
+            | Rung::HiddenTriple
+            | Rung::NakedQuad
+            | Rung::HiddenQuad => Memory::Searched,
+            Rung::Chains | Rung::Nishio | Rung::Als => Memory::Failed,
+            _ => Memory::None,
+        }
     }
 
     /// The whole ladder.
@@ -625,14 +620,21 @@ pub(crate) fn run_rungs(state: &State, ladder: &[Rung], out: &mut Steps) -> bool
     false
 }
 
-/// Runs one rung: its steps join those already in `out`.
+/// Runs one rung over the whole board, assuming any candidate: its steps join those already in
+/// `out`.
 pub(crate) fn run_rung(state: &State, rung: Rung, out: &mut Steps) {
-    run_rung_in(state, rung, u32::MAX, u16::MAX, out);
+    run_rung_in(state, rung, &Scope::ALL, &[0; 9], out);
 }
 
-/// Runs one rung, the subsets in the units of `units` only and the fish for the digits of
-/// `digits` only (see [`Todo`]); its steps join those already in `out`.
-fn run_rung_in(state: &State, rung: Rung, units: u32, digits: u16, out: &mut Steps) {
+/// Runs one rung where `scope` says it has still to look (see [`Todo`]), passing over the
+/// candidates of `known` (a solution, by digit) where it assumes candidates; its steps join
+/// those already in `out`.
+fn run_rung_in(state: &State, rung: Rung, scope: &Scope, known: &[u128; 9], out: &mut Steps) {
+    let Scope {
+        cells,
+        units,
+        digits,
+    } = *scope;
     match rung {
         Rung::FullHouse => basic::full_house(state, out),
         Rung::HiddenSingleBox => basic::hidden_singles(state, true, out),
@@ -655,11 +657,11 @@ fn run_rung_in(state: &State, rung: Rung, units: u32, digits: u16, out: &mut Ste
         Rung::Jellyfish => basic::fish(state, 4, digits, out),
         Rung::HiddenQuad => basic::hidden_sets(state, 4, false, units, out),
         Rung::Bug => wings::bug_plus_one(state, out),
-        Rung::Chains => chains::chains(state, out),
-        Rung::Nishio => chains::nishio(state, &[0; 9], out),
-        Rung::Als => patterns::als(state, out),
-        Rung::Dynamic => chains::dynamic(state, &[0; 9], out),
-        Rung::Trial => chains::trial(state, &[0; 9], out),
+        Rung::Chains => chains::chains(state, digits, out),
+        Rung::Nishio => chains::nishio(state, known, digits, out),
+        Rung::Als => patterns::als(state, cells, out),
+        Rung::Dynamic => chains::dynamic(state, known, out),
+        Rung::Trial => chains::trial(state, known, out),
     }
 }
 
@@ -675,17 +677,55 @@ const _: () = {
     }
 };
 
-/// Where the subset and fish rungs have still to look for something new, as the board
-/// changes. A rung that has searched a board (and recorded all it found) finds nothing new
-/// until the board changes where it looks: a subset lies in one unit and removes only from
-/// it, a fish is of one digit. So each of those rungs keeps the candidates it last searched,
-/// and searches again only the units, or for a fish the digits, whose candidates changed since.
-/// (Kept as the board it saw, not updated at every round: most rounds place singles, and
-/// those rungs run in few of them.) Every other rung runs whenever it is reached.
+/// Where the rungs have still to look for something new, as the board changes.
+///
+/// - A subset or basic fish rung that has searched a board (and recorded all it found) finds
+///   nothing new until the board changes where it looks: a subset lies in one unit and removes
+///   only from it, a fish is of one digit ([`Memory::Searched`]).
+/// - A chain, Nishio or almost locked set rung that has found nothing on a board finds nothing
+///   on a later board (a board with fewer candidates) from a pattern whose candidates have not
+///   changed: the pattern, and every removal it proves, was there before. So it looks only at
+///   patterns that touch a change: X-chains and Nishio of the digits that changed, pairs and
+///   wings of almost locked sets with a cell that changed ([`Memory::Failed`]). Not after it
+///   found something: it applies only the lowest-scoring of what it finds, and the rest is
+///   still there to find.
+///
+/// Each rung keeps the candidates of the board it last looked at that way (not updated at every
+/// round: most rounds place singles, and those rungs run in few of them). Every other rung
+/// runs over the whole board whenever it is reached.
 #[derive(Clone, Copy)]
 pub(crate) struct Todo {
-    /// Per rung: the candidates it last searched completely, by digit.
+    /// Per rung: the candidates of the board it can skip the unchanged part of, by digit.
     seen: [Option<[u128; 9]>; RUNGS],
+}
+
+/// What a rung can skip on a board it has seen: see [`Todo`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Memory {
+    /// Whatever it last found (it applies all of it): the unchanged units or digits.
+    Searched,
+    /// When it last found nothing: the patterns whose candidates have not changed.
+    Failed,
+    /// Nothing.
+    None,
+}
+
+/// Where a rung looks: the cells, units (bit `u` for unit `u`) and digits (bit `d` for digit
+/// `d + 1`) whose candidates changed since a board it has seen.
+#[derive(Clone, Copy)]
+pub(crate) struct Scope {
+    cells: u128,
+    units: u32,
+    digits: u16,
+}
+
+impl Scope {
+    /// The whole board.
+    const ALL: Scope = Scope {
+        cells: ALL_CELLS,
+        units: (1 << 27) - 1,
+        digits: 0x1ff,
+    };
 }
 
 impl Todo {
@@ -698,33 +738,38 @@ impl Todo {
     /// trial, which runs only where every lower rung has failed.
     pub(crate) fn searched(state: &State) -> Todo {
         Todo {
-            seen: std::array::from_fn(|r| Rung::ALL[r].is_scoped().then_some(state.digits)),
+            seen: std::array::from_fn(|r| {
+                (Rung::ALL[r].memory() == Memory::Searched).then_some(state.digits)
+            }),
         }
     }
 
-    /// Runs `rung` where it has still to look; its steps join those in `out`.
-    pub(crate) fn run(&mut self, state: &State, rung: Rung, out: &mut Steps) {
-        if !rung.is_scoped() {
-            return run_rung(state, rung, out);
+    /// Runs `rung` where it has still to look, passing over the candidates of `known` where it
+    /// assumes candidates; its steps join those in `out`.
+    pub(crate) fn run(&mut self, state: &State, rung: Rung, known: &[u128; 9], out: &mut Steps) {
+        let memory = rung.memory();
+        if memory == Memory::None {
+            return run_rung_in(state, rung, &Scope::ALL, known, out);
         }
         let seen = &mut self.seen[rung as usize];
-        let (units, digits) = match seen {
-            None => (u32::MAX, u16::MAX),
+        let scope = match seen {
+            None => Scope::ALL,
             Some(before) => changes(before, &state.digits),
         };
-        // What it sees now is done with, unless `out` fills up (then some go unrecorded).
-        *seen = Some(state.digits);
-        run_rung_in(state, rung, units, digits, out);
-        if out.len() == STEPS {
-            self.seen[rung as usize] = None;
-        }
+        let before = out.len();
+        run_rung_in(state, rung, &scope, known, out);
+        // What it saw is done with: all of it was recorded (unless `out` filled up, when some
+        // went unrecorded), or nothing was found in it.
+        *seen = match memory {
+            Memory::Searched => (out.len() < STEPS).then_some(state.digits),
+            _ => (out.len() == before).then_some(state.digits),
+        };
     }
 }
 
-/// The units (bit `u` for unit `u`) and the digits (bit `d` for digit `d + 1`) whose candidates
-/// differ between two boards of one puzzle, given by digit. A value placed takes its cell's
+/// Where two boards of one puzzle, given by digit, differ. A value placed takes its cell's
 /// candidates, so it changes the cell's units too.
-fn changes(before: &[u128; 9], after: &[u128; 9]) -> (u32, u16) {
+fn changes(before: &[u128; 9], after: &[u128; 9]) -> Scope {
     let (mut cells, mut digits) = (0u128, 0u16);
     for d in 0..9 {
         let moved = before[d] ^ after[d];
@@ -732,7 +777,11 @@ fn changes(before: &[u128; 9], after: &[u128; 9]) -> (u32, u16) {
         digits |= u16::from(moved != 0) << d;
     }
     if cells == 0 {
-        return (0, 0);
+        return Scope {
+            cells,
+            units: 0,
+            digits,
+        };
     }
     // Rows from the cells' nine-bit rows; columns from their union; boxes from each band's.
     let (mut rows, mut columns, mut boxes) = (0u32, 0u32, 0u32);
@@ -748,7 +797,11 @@ fn changes(before: &[u128; 9], after: &[u128; 9]) -> (u32, u16) {
             boxes |= u32::from(band >> (3 * k) & 7 != 0) << (3 * b + k);
         }
     }
-    (rows | columns << 9 | boxes << 18, digits)
+    Scope {
+        cells,
+        units: rows | columns << 9 | boxes << 18,
+        digits,
+    }
 }
 
 /// The steps one rung found, on the stack.

@@ -222,6 +222,8 @@ const ALS_MAX: usize = 27 * (9 + 36 + 84 + 126);
 #[derive(Clone, Copy)]
 struct Als {
     unit: u8,
+    /// Whether a cell of the set changed since the rung last found nothing (see [`als`]).
+    changed: bool,
     pos: u16,
     cand: u16,
 }
@@ -238,12 +240,15 @@ fn seen_by_all(cells: u128) -> u128 {
 }
 
 /// The almost locked sets rung: finds every set of up to [`ALS_CELLS`] cells, then ALS-XZ over
-/// them, and ALS-XY-Wing where ALS-XZ finds nothing.
+/// them, and ALS-XY-Wing where ALS-XZ finds nothing. Only pairs and wings with a set that has a
+/// cell of `changed` are looked at: the rung found nothing on a board where the other cells
+/// were the same (see [`Todo`]).
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
-pub(super) fn als(s: &State, out: &mut Steps) {
+pub(super) fn als(s: &State, changed: u128, out: &mut Steps) {
     let masks = &s.digits;
     let mut sets = [Als {
         unit: 0,
+        changed: false,
         pos: 0,
         cand: 0,
     }; ALS_MAX];
@@ -265,9 +270,9 @@ pub(super) fn als(s: &State, out: &mut Steps) {
                 continue; // a single cell is in every unit: counted once, in its row
             }
             subsets_joining(&cand, open, size, size + 1, &mut |pos, union| {
+                let cells = cells_at(u, pos);
                 if u >= 18 && size >= 2 {
                     // A box's cells in one row or column were found in that line.
-                    let cells = cells_at(u, pos);
                     let r = cells.trailing_zeros() as usize / 9;
                     let c = cells.trailing_zeros() as usize % 9;
                     if cells & !UNIT_MASK[r] == 0 || cells & !UNIT_MASK[9 + c] == 0 {
@@ -276,6 +281,7 @@ pub(super) fn als(s: &State, out: &mut Steps) {
                 }
                 sets[n] = Als {
                     unit: u as u8,
+                    changed: cells & changed != 0,
                     pos,
                     cand: union,
                 };
@@ -320,7 +326,7 @@ fn als_xz(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
         let a_seen = seen_by_each(a_cells, a.cand, masks);
         for b in &sets[i + 1..] {
             let common = a.cand & b.cand;
-            if digit_count(common) < 2 {
+            if digit_count(common) < 2 || !(a.changed || b.changed) {
                 continue;
             }
             let b_cells = b.cells();
@@ -379,6 +385,16 @@ fn als_xy_wing(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
     for c in sets {
         let c_cells = c.cells();
         let c_seen = seen_by_each(c_cells, c.cand, masks);
+        let joins = |w: &Als| {
+            let common = c.cand & w.cand;
+            let w_cells = w.cells();
+            common != 0
+                && w_cells & c_cells == 0
+                && restricted(&c_seen, w_cells, common, masks) != 0
+        };
+        if !c.changed && !sets.iter().any(|w| w.changed && joins(w)) {
+            continue; // every wing of this pivot is of unchanged sets
+        }
         let mut k = 0;
         for (j, w) in sets.iter().enumerate() {
             let common = c.cand & w.cand;
@@ -400,7 +416,7 @@ fn als_xy_wing(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
             for &(bi, br) in &wings[p + 1..k] {
                 let b = sets[usize::from(bi)];
                 let shared = a.cand & b.cand;
-                if shared == 0 {
+                if shared == 0 || !(a.changed || b.changed || c.changed) {
                     continue;
                 }
                 let (a_cells, b_cells) = (a.cells(), b.cells());
