@@ -8,8 +8,8 @@
 //! by its shortest chain, and a round applies the eliminations of the lowest score found.
 
 use super::{
-    cells_of, digit_count, digits_of, is_single, length_tenths, patterns, run_rung, Rung, State,
-    Step, Steps, Technique, Todo, CELL_UNITS, PEERS, UNIT_MASK,
+    cells_of, digit_count, digits_of, is_single, length_tenths, patterns, run_rung, Rung, Stack,
+    State, Step, Steps, Technique, Todo, CELL_UNITS, PEERS, UNIT_MASK,
 };
 use crate::grid::CELLS;
 
@@ -71,36 +71,37 @@ fn best_of(s: &State, masks: &[u128; 9], kind: Kind, digits: u16, low: u8) -> (B
         fewest: u8::MAX,
     };
     let mut limit = max_nodes(kind, low);
-    let mut queue = Queue {
-        entries: [0; 2 * NODES],
-        counts: [0; 2 * NODES],
-    };
-    for start in 0..NODES {
-        let (c0, d0) = (start / 9, start % 9);
-        if s.cand[c0] >> d0 & 1 == 0 {
+    let mut queue = Queue::new();
+    let links = StrongLinks::of(s, masks, kind, digits);
+    'starts: for c0 in 0..CELLS {
+        let mut starts = s.cand[c0];
+        if kind == Kind::Xy && digit_count(starts) != 2 {
             continue;
         }
-        if kind == Kind::Xy && digit_count(s.cand[c0]) != 2 {
-            continue;
+        if kind == Kind::X {
+            starts &= digits;
         }
-        if kind == Kind::X && digits >> d0 & 1 == 0 {
-            continue;
+        for d0 in digits_of(starts) {
+            if best.fewest != u8::MAX {
+                limit = limit.min(max_nodes(kind, score(kind, best.fewest)));
+            }
+            if limit == 0 {
+                break 'starts;
+            }
+            search(
+                s,
+                masks,
+                kind,
+                &links,
+                c0 * 9 + d0,
+                limit,
+                &mut queue,
+                &mut best,
+            );
         }
-        if best.fewest != u8::MAX {
-            limit = limit.min(max_nodes(kind, score(kind, best.fewest)));
-        }
-        if limit == 0 {
-            break;
-        }
-        search(s, masks, kind, start, limit, &mut queue, &mut best);
     }
-    let low = best
-        .nodes
-        .iter()
-        .chain(best.place.iter())
-        .filter(|&&n| n != u8::MAX)
-        .map(|&n| score(kind, n))
-        .min();
+    // Every chain recorded counts toward `fewest`, the shortest of them.
+    let low = (best.fewest != u8::MAX).then(|| score(kind, best.fewest));
     (best, low)
 }
 
@@ -210,41 +211,84 @@ fn emit(
     }
 }
 
-/// The queue of a chain search, reused from one start to the next (only what a search writes
-/// is read).
-struct Queue {
-    /// Entries: node * 2 + (1 if on).
-    entries: [u16; 2 * NODES],
-    /// The chain's node count at each entry.
-    counts: [u8; 2 * NODES],
+/// The queue of a chain search, reused from one start to the next: entries (node * 2, + 1 if
+/// on) with the chain's node count there.
+type Queue = Stack<(u16, u8), { 2 * NODES }>;
+
+/// The strong links of each candidate a chain of one kind may use, in the order the search
+/// follows them: the other candidate of a bivalue cell, then the digit's other place in the
+/// cell's row, column and box where it has two. Found once for every search of a round.
+struct StrongLinks {
+    /// The links of node `n` are `to[first[n]..first[n + 1]]`.
+    first: [u16; NODES + 1],
+    to: Stack<u16, { 4 * NODES }>,
+}
+
+impl StrongLinks {
+    /// The links of `kind`; for X-chains, of the digits of `digits` only (an X-chain keeps to
+    /// its start's digit).
+    fn of(s: &State, masks: &[u128; 9], kind: Kind, digits: u16) -> StrongLinks {
+        let mut links = StrongLinks {
+            first: [0; NODES + 1],
+            to: Stack::new(),
+        };
+        let digits = if kind == Kind::X { digits } else { 0x1ff };
+        for c in 0..CELLS {
+            let linked = s.cand[c] & digits;
+            for d in 0..9 {
+                let node = c * 9 + d;
+                links.first[node] = links.to.len() as u16;
+                if linked >> d & 1 == 0 {
+                    continue;
+                }
+                if kind != Kind::X && digit_count(s.cand[c]) == 2 {
+                    let d2 = (s.cand[c] & !(1 << d)).trailing_zeros() as usize;
+                    links.to.push((c * 9 + d2) as u16);
+                }
+                if kind != Kind::Xy {
+                    for &u in &CELL_UNITS[c] {
+                        let places = masks[d] & UNIT_MASK[usize::from(u)];
+                        let second = places & places.wrapping_sub(1);
+                        if second != 0 && is_single(second) {
+                            let c2 = (places & !(1u128 << c)).trailing_zeros() as usize;
+                            links.to.push((c2 * 9 + d) as u16);
+                        }
+                    }
+                }
+            }
+        }
+        links.first[NODES] = links.to.len() as u16;
+        links
+    }
+
+    fn of_node(&self, node: usize) -> &[u16] {
+        &self.to.as_slice()[usize::from(self.first[node])..usize::from(self.first[node + 1])]
+    }
 }
 
 /// Breadth-first search of the chains from `start` assumed false.
+#[allow(clippy::too_many_arguments)]
 fn search(
     s: &State,
     masks: &[u128; 9],
     kind: Kind,
+    links: &StrongLinks,
     start: usize,
     limit: u8,
     queue: &mut Queue,
     best: &mut Best,
 ) {
-    let Queue {
-        entries: queue,
-        counts,
-    } = queue;
     // Visited: bit `c` of `on[d]` / `off[d]`.
     let mut on = [0u128; 9];
     let mut off = [0u128; 9];
     let (c0, d0) = (start / 9, start % 9);
     off[d0] |= 1u128 << c0;
-    let (mut head, mut tail) = (0usize, 0usize);
-    queue[tail] = (start * 2) as u16;
-    counts[tail] = 1;
-    tail += 1;
-    while head < tail {
-        let entry = usize::from(queue[head]);
-        let count = counts[head];
+    queue.clear();
+    queue.push(((start * 2) as u16, 1));
+    let mut head = 0;
+    while head < queue.len() {
+        let (entry, count) = queue.as_slice()[head];
+        let entry = usize::from(entry);
         head += 1;
         if count >= limit {
             break;
@@ -253,28 +297,12 @@ fn search(
         let (c, d) = (node / 9, node % 9);
         if !is_on {
             // Strong links: node false makes these true.
-            let mut visit =
-                |c2: usize, d2: usize, queue: &mut [u16; 2 * NODES], tail: &mut usize| {
-                    if on[d2] >> c2 & 1 == 0 {
-                        on[d2] |= 1u128 << c2;
-                        queue[*tail] = ((c2 * 9 + d2) * 2 + 1) as u16;
-                        counts[*tail] = count + 1;
-                        *tail += 1;
-                        record(s, masks, start, c2 * 9 + d2, count + 1, best);
-                    }
-                };
-            if kind != Kind::X && digit_count(s.cand[c]) == 2 {
-                let d2 = (s.cand[c] & !(1 << d)).trailing_zeros() as usize;
-                visit(c, d2, queue, &mut tail);
-            }
-            if kind != Kind::Xy {
-                for &u in &CELL_UNITS[c] {
-                    let places = masks[d] & UNIT_MASK[usize::from(u)];
-                    let second = places & places.wrapping_sub(1);
-                    if second != 0 && is_single(second) {
-                        let c2 = (places & !(1u128 << c)).trailing_zeros() as usize;
-                        visit(c2, d, queue, &mut tail);
-                    }
+            for &to in links.of_node(node) {
+                let (c2, d2) = (usize::from(to) / 9, usize::from(to) % 9);
+                if on[d2] >> c2 & 1 == 0 {
+                    on[d2] |= 1u128 << c2;
+                    queue.push((to * 2 + 1, count + 1));
+                    record(s, masks, start, usize::from(to), count + 1, best);
                 }
             }
         } else {
@@ -282,17 +310,13 @@ fn search(
             let same_digit = masks[d] & PEERS[c] & !off[d];
             for c2 in cells_of(same_digit) {
                 off[d] |= 1u128 << c2;
-                queue[tail] = ((c2 * 9 + d) * 2) as u16;
-                counts[tail] = count + 1;
-                tail += 1;
+                queue.push((((c2 * 9 + d) * 2) as u16, count + 1));
             }
             if kind == Kind::Aic {
                 for d2 in digits_of(s.cand[c] & !(1 << d)) {
                     if off[d2] >> c & 1 == 0 {
                         off[d2] |= 1u128 << c;
-                        queue[tail] = ((c * 9 + d2) * 2) as u16;
-                        counts[tail] = count + 1;
-                        tail += 1;
+                        queue.push((((c * 9 + d2) * 2) as u16, count + 1));
                     }
                 }
             }

@@ -804,39 +804,26 @@ fn changes(before: &[u128; 9], after: &[u128; 9]) -> Scope {
     }
 }
 
-/// The steps one rung found, on the stack.
-pub(crate) struct Steps {
-    /// The first `len` are written; the rest are not (a buffer is made for every puzzle and
-    /// every trial, and writing 17 KB of steps that are never read showed in profiles).
-    buf: [MaybeUninit<Step>; STEPS],
-    /// Private: the unsafe reads below rely on it counting written entries only.
+/// A list of at most `N` values on the stack that only grows (or is emptied): unlike an
+/// array, making one writes nothing, so a large one costs nothing until it is filled. The
+/// searches keep their sets, queues and steps in these.
+pub(crate) struct Stack<T: Copy, const N: usize> {
+    buf: [MaybeUninit<T>; N],
+    /// Private: the unsafe read below relies on it counting written entries only.
     len: usize,
 }
 
-/// The most steps one rung records in one round (more are found in the next round).
-const STEPS: usize = 96;
-
-impl Steps {
-    pub(crate) fn new() -> Steps {
-        Steps {
-            buf: [const { MaybeUninit::uninit() }; STEPS],
+impl<T: Copy, const N: usize> Stack<T, N> {
+    pub(crate) const fn new() -> Self {
+        Stack {
+            buf: [const { MaybeUninit::uninit() }; N],
             len: 0,
         }
     }
-    /// Records a step if no step recorded has a lower score, dropping those with a higher one:
-    /// the buffer keeps the lowest-scoring steps only (what a rung that competes on score
-    /// applies), however many steps of higher scores are found first.
-    pub(crate) fn keep_lowest(&mut self, step: Step) {
-        if self.len > 0 {
-            let low = self.steps()[0].tenths;
-            if step.tenths > low {
-                return;
-            }
-            if step.tenths < low {
-                self.len = 0;
-            }
-        }
-        self.push(step);
+    /// Appends `value`; panics when full (callers size `N` for the most a board can need).
+    pub(crate) fn push(&mut self, value: T) {
+        self.buf[self.len].write(value);
+        self.len += 1;
     }
     pub(crate) fn clear(&mut self) {
         self.len = 0;
@@ -847,29 +834,68 @@ impl Steps {
     pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
-    pub(crate) fn steps(&self) -> &[Step] {
+    pub(crate) fn as_slice(&self) -> &[T] {
         // SAFETY: the first `len` entries are written (`push` writes an entry before counting
-        // it), and `MaybeUninit<Step>` has `Step`'s layout.
-        unsafe { std::slice::from_raw_parts(self.buf.as_ptr().cast::<Step>(), self.len) }
+        // it), and `MaybeUninit<T>` has `T`'s layout.
+        unsafe { std::slice::from_raw_parts(self.buf.as_ptr().cast::<T>(), self.len) }
+    }
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as in `as_slice`.
+        unsafe { std::slice::from_raw_parts_mut(self.buf.as_mut_ptr().cast::<T>(), self.len) }
+    }
+}
+
+/// The steps one rung found, on the stack (a buffer is made for every puzzle and every trial).
+pub(crate) struct Steps(Stack<Step, STEPS>);
+
+/// The most steps one rung records in one round (more are found in the next round).
+const STEPS: usize = 96;
+
+impl Steps {
+    pub(crate) const fn new() -> Steps {
+        Steps(Stack::new())
+    }
+    /// Records a step if no step recorded has a lower score, dropping those with a higher one:
+    /// the buffer keeps the lowest-scoring steps only (what a rung that competes on score
+    /// applies), however many steps of higher scores are found first.
+    pub(crate) fn keep_lowest(&mut self, step: Step) {
+        if let Some(first) = self.steps().first() {
+            if step.tenths > first.tenths {
+                return;
+            }
+            if step.tenths < first.tenths {
+                self.clear();
+            }
+        }
+        self.push(step);
+    }
+    pub(crate) fn clear(&mut self) {
+        self.0.clear();
+    }
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub(crate) fn steps(&self) -> &[Step] {
+        self.0.as_slice()
     }
     /// Records a step. When the buffer is full, a step's removals join the last step's (so
     /// what a round removes never depends on the order its steps were found in) and a step
     /// that places is left for the next round.
     pub(crate) fn push(&mut self, step: Step) {
-        if self.len == STEPS {
-            if step.place.is_none() {
-                // SAFETY: a full buffer has every entry written.
-                let last = unsafe { self.buf[STEPS - 1].assume_init_mut() };
-                for (e, m) in last.eliminations.iter_mut().zip(step.eliminations) {
-                    *e |= m;
-                }
-                last.tenths = last.tenths.max(step.tenths);
-                last.technique = last.technique.max(step.technique);
-            }
-            return;
+        if self.len() < STEPS {
+            return self.0.push(step);
         }
-        self.buf[self.len].write(step);
-        self.len += 1;
+        if step.place.is_none() {
+            let last = &mut self.0.as_mut_slice()[STEPS - 1];
+            for (e, m) in last.eliminations.iter_mut().zip(step.eliminations) {
+                *e |= m;
+            }
+            last.tenths = last.tenths.max(step.tenths);
+            last.technique = last.technique.max(step.technique);
+        }
     }
 }
 

@@ -11,7 +11,7 @@
 
 use super::basic::{cells_at, combos_within, line_positions, positions, subsets_joining};
 use super::{
-    cells_of, digit_count, digits_of, length_tenths, State, Step, Steps, Technique, PEERS,
+    cells_of, digit_count, digits_of, length_tenths, Stack, State, Step, Steps, Technique, PEERS,
     UNIT_MASK,
 };
 use crate::grid::{CELLS, UNITS};
@@ -246,13 +246,7 @@ fn seen_by_all(cells: u128) -> u128 {
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn als(s: &State, changed: u128, out: &mut Steps) {
     let masks = &s.digits;
-    let mut sets = [Als {
-        unit: 0,
-        changed: false,
-        pos: 0,
-        cand: 0,
-    }; ALS_MAX];
-    let mut n = 0;
+    let mut sets: Stack<Als, ALS_MAX> = Stack::new();
     // A cell of a set of at most four cells has at most five candidates: only those are looked at.
     let open_cells = (0..CELLS).fold(0u128, |a, c| {
         let k = digit_count(s.cand[c]);
@@ -279,17 +273,16 @@ pub(super) fn als(s: &State, changed: u128, out: &mut Steps) {
                         return;
                     }
                 }
-                sets[n] = Als {
+                sets.push(Als {
                     unit: u as u8,
                     changed: cells & changed != 0,
                     pos,
                     cand: union,
-                };
-                n += 1;
+                });
             });
         }
     }
-    let sets = &sets[..n];
+    let sets = sets.as_slice();
     als_xz(sets, masks, out);
     if out.is_empty() {
         als_xy_wing(sets, masks, out);
@@ -381,7 +374,7 @@ fn als_xz(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
 /// every `z` of both. Scored as ALS-XZ, through the three sets' candidates.
 fn als_xy_wing(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
     // The sets joined to the pivot, with their restricted commons.
-    let mut wings = [(0u16, 0u16); ALS_MAX];
+    let mut wings: Stack<(u16, u16), ALS_MAX> = Stack::new();
     for c in sets {
         let c_cells = c.cells();
         let c_seen = seen_by_each(c_cells, c.cand, masks);
@@ -395,7 +388,7 @@ fn als_xy_wing(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
         if !c.changed && !sets.iter().any(|w| w.changed && joins(w)) {
             continue; // every wing of this pivot is of unchanged sets
         }
-        let mut k = 0;
+        wings.clear();
         for (j, w) in sets.iter().enumerate() {
             let common = c.cand & w.cand;
             if common == 0 {
@@ -407,13 +400,13 @@ fn als_xy_wing(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
             }
             let r = restricted(&c_seen, w_cells, common, masks);
             if r != 0 {
-                wings[k] = (j as u16, r);
-                k += 1;
+                wings.push((j as u16, r));
             }
         }
-        for (p, &(ai, ar)) in wings[..k].iter().enumerate() {
+        let wings = wings.as_slice();
+        for (p, &(ai, ar)) in wings.iter().enumerate() {
             let a = sets[usize::from(ai)];
-            for &(bi, br) in &wings[p + 1..k] {
+            for &(bi, br) in &wings[p + 1..] {
                 let b = sets[usize::from(bi)];
                 let shared = a.cand & b.cand;
                 if shared == 0 || !(a.changed || b.changed || c.changed) {
