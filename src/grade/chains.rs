@@ -705,12 +705,12 @@ const TRIAL_PATTERNS: &[Rung] = &[
     Rung::Jellyfish,
 ];
 
-/// Whether assuming `d` in `c` ends in a contradiction, followed through every pattern rung
-/// below the chains until none finds anything. `closed` says that none finds anything on `s`
-/// itself (as on the board trial runs on, where every lower rung has failed); on any other board
-/// it must be false.
+/// The board that assuming `d` in `c` ends on, followed through every pattern rung below the
+/// chains until none finds anything; `None` when it ends in a contradiction. `closed` says that
+/// none finds anything on `s` itself (as on the board trial runs on, where every lower rung has
+/// failed); on any other board it must be false.
 ///
-/// Only that verdict counts, and it does not depend on the order the rungs run in: whatever a
+/// That board, and so the verdict, does not depend on the order the rungs run in: whatever a
 /// rung finds on a board, it or a smaller pattern of the set still finds on any board with fewer
 /// candidates, until it is made (a naked triple that lost a cell's candidate is a naked pair or
 /// singles; an XYZ-Wing whose pivot lost a digit, an XY-Wing or a naked pair; a Swordfish, an
@@ -720,10 +720,16 @@ const TRIAL_PATTERNS: &[Rung] = &[
 /// rung, cheapest first, that finds something. (The ladder's own order costs more here: it
 /// retries the direct rungs before every naked single.) And a rung that has looked at the board
 /// finds nothing new until the board changes where it looks (see [`Todo`]).
-fn assumption_contradicts(s: &State, closed: bool, c: usize, d: usize, buf: &mut Steps) -> bool {
+fn assumption_closure(
+    s: &State,
+    closed: bool,
+    c: usize,
+    d: usize,
+    buf: &mut Steps,
+) -> Option<State> {
     let mut t = *s;
     if t.place(c, d).is_err() || t.check().is_err() {
-        return true;
+        return None;
     }
     // Where each rung has still to look.
     let mut todo = match closed {
@@ -743,37 +749,51 @@ fn assumption_contradicts(s: &State, closed: bool, c: usize, d: usize, buf: &mut
                 }
             }
             if buf.is_empty() {
-                return false;
+                return Some(t);
             }
         }
         if t.apply(buf.steps()).is_err() {
-            return true;
+            return None;
         }
     }
-    false
+    Some(t)
 }
 
 /// Trial (depth 1): a candidate assumed true, followed through every pattern technique below the
 /// chains, ends in a contradiction: it goes.
 ///
 /// `s` must be a board where every rung below trial has found nothing (as the ladder reaches
-/// it): each assumption's closure starts from there (see [`assumption_contradicts`]). The
+/// it): each assumption's closure starts from there (see [`assumption_closure`]). The
 /// candidates of `solution` are not assumed (see [`nishio`]).
+///
+/// Nor is a candidate that an earlier assumption placed without a contradiction: the closure
+/// of a board with fewer candidates holds fewer candidates (the argument of
+/// [`assumption_closure`]), and that assumption's closure is a board with this candidate
+/// placed and no contradiction, so this candidate's own closure, which holds it, has none
+/// either.
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let mut inner = Steps::new();
+    // The candidates known to end without a contradiction, by digit.
+    let mut settled = *solution;
     for c in 0..CELLS {
         for d in digits_of(s.cand[c]) {
-            if solution[d] >> c & 1 == 1 {
+            if settled[d] >> c & 1 == 1 {
                 continue;
             }
-            if assumption_contradicts(s, true, c, d, &mut inner) {
+            let Some(end) = assumption_closure(s, true, c, d, &mut inner) else {
                 let mut step = Step::new(Technique::Trial);
                 step.length = 1;
                 step.eliminations[d] = 1u128 << c;
                 step.cells = 1u128 << c;
                 step.digits = 1 << d;
                 out.push(step);
+                continue;
+            };
+            for (c2, &v) in end.value.iter().enumerate() {
+                if v != 0 {
+                    settled[usize::from(v - 1)] |= 1u128 << c2;
+                }
             }
         }
     }
@@ -816,15 +836,18 @@ mod tests {
         t
     }
 
-    /// Compares the two orders on every candidate of each board; returns (candidates,
-    /// contradictions).
+    /// Compares the two orders on every candidate of each board, and on the boards trial runs
+    /// on (`closed`) what trial removes with the candidates whose assumption contradicts;
+    /// returns (candidates, contradictions).
     fn compare(boards: &[(Grid, State, bool)]) -> (usize, usize) {
         let mut buf = Steps::new();
         let (mut checked, mut contradicted) = (0, 0);
         for (p, s, closed) in boards {
+            let mut contradicting = [0u128; 9];
             for c in 0..CELLS {
                 for d in digits_of(s.cand[c]) {
-                    let fast = assumption_contradicts(s, *closed, c, d, &mut buf);
+                    let fast = assumption_closure(s, *closed, c, d, &mut buf).is_none();
+                    contradicting[d] |= u128::from(fast) << c;
                     assert_eq!(
                         fast,
                         ladder_contradicts(s, c, d),
@@ -835,6 +858,27 @@ mod tests {
                     );
                     checked += 1;
                     contradicted += usize::from(fast);
+                }
+            }
+            if *closed {
+                // Trial passes over the candidates its earlier assumptions placed, and those
+                // of a solution: it still removes exactly these.
+                let mut solution = Grid::EMPTY;
+                assert!(crate::solver::count_into(p, 2, &mut solution) > 0, "{p}");
+                let mut known = [0u128; 9];
+                for (c, &v) in solution.cells().iter().enumerate() {
+                    known[usize::from(v - 1)] |= 1u128 << c;
+                }
+                for known in [[0; 9], known] {
+                    let mut out = Steps::new();
+                    trial(s, &known, &mut out);
+                    let removed = out.steps().iter().fold([0u128; 9], |mut r, step| {
+                        for (r, e) in r.iter_mut().zip(step.eliminations) {
+                            *r |= e;
+                        }
+                        r
+                    });
+                    assert_eq!(removed, contradicting, "{p}");
                 }
             }
         }
