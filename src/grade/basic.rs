@@ -49,6 +49,43 @@ pub(super) fn locked_subsets(
     subsets_joining(members, eligible, n, n, found);
 }
 
+/// Calls `found(set, union)` for each subset `set` of `min..=n` members of `eligible` (`min` >= 1)
+/// whose members join into a `union` of as many bits as the set has members: the locked sets of
+/// every size at once, in one walk (a set's smaller subsets are walked once, not once per size).
+/// The order is not [`locked_subsets`]'s: a rung that needs that order searches one size.
+pub(super) fn locked_subsets_upto(
+    members: &[u16; 9],
+    eligible: u16,
+    min: usize,
+    n: usize,
+    found: &mut impl FnMut(u16, u16),
+) {
+    fn below<F: FnMut(u16, u16)>(
+        members: &[u16; 9],
+        allowed: u16,
+        (set, size, union): (u16, usize, u16),
+        (min, n): (usize, usize),
+        found: &mut F,
+    ) {
+        for top in digits_of(allowed) {
+            let union = union | members[top];
+            let bits = digit_count(union) as usize;
+            if bits > n {
+                continue; // no superset is locked within `n` members either
+            }
+            let (set, size) = (set | 1 << top, size + 1);
+            if bits == size && size >= min {
+                found(set, union);
+            }
+            if size < n {
+                let rest = allowed & ((1 << top) - 1);
+                below(members, rest, (set, size, union), (min, n), found);
+            }
+        }
+    }
+    below(members, eligible & 0x1ff, (0, 0, 0), (min, n), found);
+}
+
 /// Calls `found(set, union)` for each subset `set` of `n` members of `eligible` (`n` >= 1) whose
 /// members join into a `union` of exactly `bits` bits (`bits` >= `n`), in increasing order, as
 /// [`locked_subsets`] (`bits` = `n`) does; with `bits` = `n + 1`, the almost locked sets.
@@ -365,11 +402,23 @@ pub(super) fn locking(s: &State, direct: bool, out: &mut Steps) {
 /// cells' other candidates go. With `direct`, only those whose removals leave another digit of
 /// the unit a single place, which the step places. Only the units of `units` are searched.
 pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, units: u32, out: &mut Steps) {
+    hidden_sets_sized(s, n, n, direct, units, out);
+}
+
+/// Hidden subsets of `min..=n` digits at once, in no set order: see [`hidden_sets`].
+pub(super) fn hidden_sets_sized(
+    s: &State,
+    min: usize,
+    n: usize,
+    direct: bool,
+    units: u32,
+    out: &mut Steps,
+) {
     let masks = &s.digits;
     let placed = placed_in_units(s);
     for u in (0..27).filter(|&u| units >> u & 1 == 1) {
         let free = 9 - digit_count(placed[u]) as usize;
-        if free <= n {
+        if free <= min {
             continue;
         }
         // The places of each digit in the unit, and the digits with 2..=n of them.
@@ -380,9 +429,9 @@ pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, units: u32, out: &m
                 eligible |= 1 << d;
             }
         }
-        locked_subsets(&pos, eligible, n, &mut |set, cells_pos| {
+        let mut found = |set: u16, cells_pos: u16| {
             let cells = cells_at(u, cells_pos);
-            let mut step = Step::new(match (n, direct) {
+            let mut step = Step::new(match (digit_count(set), direct) {
                 (2, true) => Technique::DirectHiddenPair,
                 (3, true) => Technique::DirectHiddenTriple,
                 (2, false) => Technique::HiddenPair,
@@ -413,13 +462,23 @@ pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, units: u32, out: &m
                 return;
             }
             out.push(step);
-        });
+        };
+        if min == n {
+            locked_subsets(&pos, eligible, n, &mut found);
+        } else {
+            locked_subsets_upto(&pos, eligible, min, n, &mut found);
+        }
     }
 }
 
 /// Naked subsets of `n` cells: `n` cells of a unit whose candidates are `n` digits; the digits go
 /// from the unit's other cells. Only the units of `units` are searched.
 pub(super) fn naked_sets(s: &State, n: usize, units: u32, out: &mut Steps) {
+    naked_sets_sized(s, n, n, units, out);
+}
+
+/// Naked subsets of `min..=n` cells at once, in no set order: see [`naked_sets`].
+pub(super) fn naked_sets_sized(s: &State, min: usize, n: usize, units: u32, out: &mut Steps) {
     let masks = &s.digits;
     for (u, unit) in UNITS.iter().enumerate() {
         if units >> u & 1 == 0 {
@@ -434,13 +493,13 @@ pub(super) fn naked_sets(s: &State, n: usize, units: u32, out: &mut Steps) {
                 eligible |= 1 << i;
             }
         }
-        if empty <= n {
+        if empty <= min {
             continue;
         }
         let cands: [u16; 9] = std::array::from_fn(|i| s.cand[usize::from(unit[i])]);
-        locked_subsets(&cands, eligible, n, &mut |set, digits| {
+        let mut found = |set: u16, digits: u16| {
             let cells = cells_at(u, set);
-            let mut step = Step::new(match n {
+            let mut step = Step::new(match digit_count(set) {
                 2 => Technique::NakedPair,
                 3 => Technique::NakedTriple,
                 _ => Technique::NakedQuad,
@@ -456,7 +515,12 @@ pub(super) fn naked_sets(s: &State, n: usize, units: u32, out: &mut Steps) {
             step.cells = cells;
             step.digits = digits;
             out.push(step);
-        });
+        };
+        if min == n {
+            locked_subsets(&cands, eligible, n, &mut found);
+        } else {
+            locked_subsets_upto(&cands, eligible, min, n, &mut found);
+        }
     }
 }
 
@@ -548,6 +612,17 @@ mod tests {
                     found, filtered,
                     "members {members:?}, eligible {eligible:b}, n {n}"
                 );
+                // Every size up to `n` at once: the same sets, in any order.
+                let mut filtered: Vec<(u16, u16)> = (1..=n)
+                    .flat_map(|k| combos_within(eligible, k))
+                    .filter(|&set| digit_count(union(set)) == set.count_ones())
+                    .map(|set| (set, union(set)))
+                    .collect();
+                let mut found = Vec::new();
+                locked_subsets_upto(&members, eligible, 1, n, &mut |set, u| found.push((set, u)));
+                filtered.sort_unstable();
+                found.sort_unstable();
+                assert_eq!(found, filtered, "members {members:?}, up to {n}");
                 // One bit more: the almost locked sets.
                 let filtered: Vec<(u16, u16)> = combos_within(eligible, n)
                     .filter(|&set| digit_count(union(set)) as usize == n + 1)

@@ -689,19 +689,16 @@ const TRIAL_SINGLES: &[Rung] = &[
 
 /// The other pattern rungs below the chains (uniqueness aside), cheapest first. The direct
 /// rungs are left out: locking and the hidden subsets find all they find, and the singles
-/// they leave follow in the next round.
+/// they leave follow in the next round. The subsets of each kind are sought together, pairs to
+/// quads in one search.
 const TRIAL_PATTERNS: &[Rung] = &[
     Rung::Locking,
-    Rung::NakedPair,
-    Rung::HiddenPair,
+    Rung::NakedSets,
+    Rung::HiddenSets,
     Rung::XWing,
-    Rung::NakedTriple,
-    Rung::HiddenTriple,
     Rung::Swordfish,
     Rung::XyWing,
     Rung::XyzWing,
-    Rung::NakedQuad,
-    Rung::HiddenQuad,
     Rung::Jellyfish,
 ];
 
@@ -899,10 +896,16 @@ mod tests {
             Rung::DirectHiddenPair,
             Rung::DirectHiddenTriple,
         ];
+        // The subsets of each kind, together.
+        let together = |r: &Rung| match r {
+            Rung::NakedSets => vec![Rung::NakedPair, Rung::NakedTriple, Rung::NakedQuad],
+            Rung::HiddenSets => vec![Rung::HiddenPair, Rung::HiddenTriple, Rung::HiddenQuad],
+            r => vec![*r],
+        };
         let mut ours: Vec<Rung> = TRIAL_SINGLES
             .iter()
             .chain(TRIAL_PATTERNS)
-            .copied()
+            .flat_map(together)
             .collect();
         ours.extend(direct);
         ours.sort();

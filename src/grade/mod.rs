@@ -528,6 +528,11 @@ pub(crate) enum Rung {
     Als,
     Dynamic,
     Trial,
+    /// Trial's alone: the naked pairs, triples and quads in one search (an assumption's board
+    /// needs only what they remove, in any order).
+    NakedSets,
+    /// Trial's alone: the hidden pairs, triples and quads in one search.
+    HiddenSets,
 }
 
 impl Rung {
@@ -544,7 +549,9 @@ impl Rung {
             | Rung::NakedTriple
             | Rung::HiddenTriple
             | Rung::NakedQuad
-            | Rung::HiddenQuad => Memory::Searched,
+            | Rung::HiddenQuad
+            | Rung::NakedSets
+            | Rung::HiddenSets => Memory::Searched,
             Rung::Chains | Rung::Nishio | Rung::Als => Memory::Failed,
             _ => Memory::None,
         }
@@ -662,17 +669,32 @@ fn run_rung_in(state: &State, rung: Rung, scope: &Scope, known: &[u128; 9], out:
         Rung::Als => patterns::als(state, cells, out),
         Rung::Dynamic => chains::dynamic(state, known, out),
         Rung::Trial => chains::trial(state, known, out),
+        Rung::NakedSets => basic::naked_sets_sized(state, 2, 4, units, out),
+        Rung::HiddenSets => basic::hidden_sets_sized(state, 2, 4, false, units, out),
     }
 }
 
 /// The number of rungs.
-const RUNGS: usize = Rung::Trial as usize + 1;
-// `Todo::searched` reads a rung's kind from `Rung::ALL` by its number.
+const RUNGS: usize = Rung::HiddenSets as usize + 1;
+
+/// Every rung by its number: the ladder, then trial's own.
+const KINDS: [Rung; RUNGS] = {
+    let mut kinds = [Rung::NakedSets; RUNGS];
+    let mut r = 0;
+    while r < Rung::ALL.len() {
+        kinds[r] = Rung::ALL[r];
+        r += 1;
+    }
+    kinds[Rung::NakedSets as usize] = Rung::NakedSets;
+    kinds[Rung::HiddenSets as usize] = Rung::HiddenSets;
+    kinds
+};
+// `Todo::searched` reads a rung's kind from `KINDS` by its number.
 const _: () = {
-    assert!(Rung::ALL.len() == RUNGS);
+    assert!(Rung::ALL.len() == Rung::Trial as usize + 1);
     let mut r = 0;
     while r < RUNGS {
-        assert!(Rung::ALL[r] as usize == r);
+        assert!(KINDS[r] as usize == r);
         r += 1;
     }
 };
@@ -739,7 +761,7 @@ impl Todo {
     pub(crate) fn searched(state: &State) -> Todo {
         Todo {
             seen: std::array::from_fn(|r| {
-                (Rung::ALL[r].memory() == Memory::Searched).then_some(state.digits)
+                (KINDS[r].memory() == Memory::Searched).then_some(state.digits)
             }),
         }
     }
