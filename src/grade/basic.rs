@@ -70,15 +70,17 @@ pub(super) fn locked_subsets_upto(
         for top in digits_of(allowed) {
             let union = union | members[top];
             let bits = digit_count(union) as usize;
-            if bits > n {
-                continue; // no superset is locked within `n` members either
-            }
             let (set, size) = (set | 1 << top, size + 1);
+            let rest = allowed & ((1 << top) - 1);
+            // A locked set from here has as many members as bits, at least `bits` and at most
+            // `n`, the members still to add coming from `rest`.
+            if bits > n || bits > size + digit_count(rest) as usize {
+                continue;
+            }
             if bits == size && size >= min {
                 found(set, union);
             }
             if size < n {
-                let rest = allowed & ((1 << top) - 1);
                 below(members, rest, (set, size, union), (min, n), found);
             }
         }
@@ -528,12 +530,12 @@ pub(super) fn naked_sets_sized(s: &State, min: usize, n: usize, units: u32, out:
 /// digit lie in `n` columns (rows); the digit goes from the rest of those columns (rows). Only
 /// the digits of `digits` (bit `d` for digit `d + 1`) are searched.
 pub(super) fn fish(s: &State, n: usize, digits: u16, out: &mut Steps) {
+    fish_sized(s, n, n, digits, out);
+}
+
+/// Basic fish of `min..=n` lines at once, in no set order: see [`fish`].
+pub(super) fn fish_sized(s: &State, min: usize, n: usize, digits: u16, out: &mut Steps) {
     let masks = &s.digits;
-    let technique = match n {
-        2 => Technique::XWing,
-        3 => Technique::Swordfish,
-        _ => Technique::Jellyfish,
-    };
     for (d, &m) in masks.iter().enumerate() {
         if digits >> d & 1 == 0 {
             continue;
@@ -544,19 +546,28 @@ pub(super) fn fish(s: &State, n: usize, digits: u16, out: &mut Steps) {
             let eligible = (0..9).fold(0u16, |a, i| {
                 a | u16::from((2..=n).contains(&(digit_count(lines[i]) as usize))) << i
             });
-            locked_subsets(&lines, eligible, n, &mut |set, covers| {
+            let mut found = |set: u16, covers: u16| {
                 let base_cells = digits_of(set).fold(0u128, |a, i| a | UNIT_MASK[base + i]);
                 let cover_cells = digits_of(covers).fold(0u128, |a, i| a | UNIT_MASK[cover + i]);
                 let elim = m & cover_cells & !base_cells;
                 if elim == 0 {
                     return;
                 }
-                let mut step = Step::new(technique);
+                let mut step = Step::new(match digit_count(set) {
+                    2 => Technique::XWing,
+                    3 => Technique::Swordfish,
+                    _ => Technique::Jellyfish,
+                });
                 step.eliminations[d] = elim;
                 step.cells = m & base_cells;
                 step.digits = 1 << d;
                 out.push(step);
-            });
+            };
+            if min == n {
+                locked_subsets(&lines, eligible, n, &mut found);
+            } else {
+                locked_subsets_upto(&lines, eligible, min, n, &mut found);
+            }
         }
     }
 }

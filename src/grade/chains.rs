@@ -690,16 +690,14 @@ const TRIAL_SINGLES: &[Rung] = &[
 /// The other pattern rungs below the chains (uniqueness aside), cheapest first. The direct
 /// rungs are left out: locking and the hidden subsets find all they find, and the singles
 /// they leave follow in the next round. The subsets of each kind are sought together, pairs to
-/// quads in one search.
+/// quads in one search, and so are the fish, X-Wing to Jellyfish.
 const TRIAL_PATTERNS: &[Rung] = &[
     Rung::Locking,
     Rung::NakedSets,
     Rung::HiddenSets,
-    Rung::XWing,
-    Rung::Swordfish,
+    Rung::Fish,
     Rung::XyWing,
     Rung::XyzWing,
-    Rung::Jellyfish,
 ];
 
 /// The board that assuming `d` in `c` ends on, followed through every pattern rung below the
@@ -900,6 +898,7 @@ mod tests {
         let together = |r: &Rung| match r {
             Rung::NakedSets => vec![Rung::NakedPair, Rung::NakedTriple, Rung::NakedQuad],
             Rung::HiddenSets => vec![Rung::HiddenPair, Rung::HiddenTriple, Rung::HiddenQuad],
+            Rung::Fish => vec![Rung::XWing, Rung::Swordfish, Rung::Jellyfish],
             r => vec![*r],
         };
         let mut ours: Vec<Rung> = TRIAL_SINGLES

@@ -533,6 +533,8 @@ pub(crate) enum Rung {
     NakedSets,
     /// Trial's alone: the hidden pairs, triples and quads in one search.
     HiddenSets,
+    /// Trial's alone: X-Wing, Swordfish and Jellyfish in one search.
+    Fish,
 }
 
 impl Rung {
@@ -551,7 +553,8 @@ impl Rung {
             | Rung::NakedQuad
             | Rung::HiddenQuad
             | Rung::NakedSets
-            | Rung::HiddenSets => Memory::Searched,
+            | Rung::HiddenSets
+            | Rung::Fish => Memory::Searched,
             Rung::Chains | Rung::Nishio | Rung::Als => Memory::Failed,
             _ => Memory::None,
         }
@@ -671,11 +674,12 @@ fn run_rung_in(state: &State, rung: Rung, scope: &Scope, known: &[u128; 9], out:
         Rung::Trial => chains::trial(state, known, out),
         Rung::NakedSets => basic::naked_sets_sized(state, 2, 4, units, out),
         Rung::HiddenSets => basic::hidden_sets_sized(state, 2, 4, false, units, out),
+        Rung::Fish => basic::fish_sized(state, 2, 4, digits, out),
     }
 }
 
 /// The number of rungs.
-const RUNGS: usize = Rung::HiddenSets as usize + 1;
+const RUNGS: usize = Rung::Fish as usize + 1;
 
 /// Every rung by its number: the ladder, then trial's own.
 const KINDS: [Rung; RUNGS] = {
@@ -687,6 +691,7 @@ const KINDS: [Rung; RUNGS] = {
     }
     kinds[Rung::NakedSets as usize] = Rung::NakedSets;
     kinds[Rung::HiddenSets as usize] = Rung::HiddenSets;
+    kinds[Rung::Fish as usize] = Rung::Fish;
     kinds
 };
 // `Todo::searched` reads a rung's kind from `KINDS` by its number.
