@@ -501,6 +501,8 @@ const UNITS_OF_PEERS: [u32; CELLS] = {
 struct Bits {
     cand: [u128; 9],
     placed: [u128; 9],
+    /// The cells placed, of any digit.
+    filled: u128,
     /// The units (bit `u` for unit `u`) where each digit is not placed.
     open: [u32; 9],
 }
@@ -509,16 +511,19 @@ impl Bits {
     fn of(s: &State) -> Bits {
         let mut placed = [0u128; 9];
         let mut open = [(1u32 << 27) - 1; 9];
+        let mut filled = 0u128;
         for c in 0..CELLS {
             if s.value[c] != 0 {
                 let d = usize::from(s.value[c] - 1);
                 placed[d] |= 1u128 << c;
                 open[d] &= !UNITS_OF_CELL[c];
+                filled |= 1u128 << c;
             }
         }
         Bits {
             cand: s.digits,
             placed,
+            filled,
             open,
         }
     }
@@ -551,6 +556,7 @@ impl Bits {
         stale[d] |= UNITS_OF_PEERS[c];
         let ok = self.placed[d] & PEERS[c] == 0;
         self.placed[d] |= cell;
+        self.filled |= cell;
         self.open[d] &= !UNITS_OF_CELL[c];
         self.cand[d] &= !PEERS[c];
         ok
@@ -570,19 +576,19 @@ impl Bits {
             if count > limit {
                 return (count, false); // longer than any chain that can still count
             }
-            let (mut one, mut two, mut filled) = (0u128, 0u128, 0u128);
+            let (mut one, mut two) = (0u128, 0u128);
             for d in 0..9 {
                 two |= one & self.cand[d];
                 one |= self.cand[d];
-                filled |= self.placed[d];
             }
             let all = (1u128 << CELLS) - 1;
-            if all & !filled & !one != 0 {
+            if all & !self.filled & !one != 0 {
                 return (count, true); // an empty cell without a candidate
             }
             let naked = one & !two;
             let mut wave = [0u128; 9];
-            let mut any = 0u128;
+            // Every cell of a wave, and those two digits' singles meet in (a clash).
+            let (mut any, mut twice) = (0u128, 0u128);
             for d in 0..9 {
                 let mut w = self.cand[d] & naked;
                 let mut units = stale[d] & self.open[d];
@@ -598,13 +604,14 @@ impl Bits {
                     }
                 }
                 wave[d] = w;
+                twice |= any & w;
                 any |= w;
             }
             if any == 0 {
                 return (count, false);
             }
             let size = any.count_ones();
-            let mut clash = wave.iter().map(|w| w.count_ones()).sum::<u32>() != size;
+            let mut clash = twice != 0;
             // Only a unit where a digit lost a candidate or got placed can have a new single
             // or lose its last place; every other unit is as this wave left it (a single found
             // in it is placed now).
