@@ -836,7 +836,8 @@ fn changes(before: &[u128; 9], after: &[u128; 9]) -> Scope {
 /// searches keep their sets, queues and steps in these.
 pub(crate) struct Stack<T: Copy, const N: usize> {
     buf: [MaybeUninit<T>; N],
-    /// Private: the unsafe read below relies on it counting written entries only.
+    /// Written only by `push` and `clear`: the unsafe reads below rely on it counting written
+    /// entries only (the grading modules can see it, and none touches it).
     len: usize,
 }
 
@@ -1217,9 +1218,11 @@ mod tests {
 
     #[test]
     fn rungs_that_look_only_where_the_board_changed_take_the_same_path() {
+        // Every shipped minimal puzzle: the harder among them reach the chains, Nishio and the
+        // almost locked sets again after they found nothing.
         let text = include_str!("../../data/generated_minimal_2000.txt");
-        let puzzles = text.lines().take(500).map(|l| l.parse().expect("a puzzle"));
-        assert!(same_paths(puzzles) > 15_000);
+        let puzzles = text.lines().map(|l| l.parse().expect("a puzzle"));
+        assert!(same_paths(puzzles) > 60_000);
     }
 
     #[test]
