@@ -378,27 +378,24 @@ fn als_xy_wing(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
     for c in sets {
         let c_cells = c.cells();
         let c_seen = seen_by_each(c_cells, c.cand, masks);
+        // The restricted commons of a set with the pivot; 0 when it is no wing of it.
         let joins = |w: &Als| {
             let common = c.cand & w.cand;
+            if common == 0 {
+                return 0;
+            }
             let w_cells = w.cells();
-            common != 0
-                && w_cells & c_cells == 0
-                && restricted(&c_seen, w_cells, common, masks) != 0
+            if w_cells & c_cells != 0 {
+                return 0;
+            }
+            restricted(&c_seen, w_cells, common, masks)
         };
-        if !c.changed && !sets.iter().any(|w| w.changed && joins(w)) {
+        if !c.changed && !sets.iter().any(|w| w.changed && joins(w) != 0) {
             continue; // every wing of this pivot is of unchanged sets
         }
         wings.clear();
         for (j, w) in sets.iter().enumerate() {
-            let common = c.cand & w.cand;
-            if common == 0 {
-                continue;
-            }
-            let w_cells = w.cells();
-            if w_cells & c_cells != 0 {
-                continue;
-            }
-            let r = restricted(&c_seen, w_cells, common, masks);
+            let r = joins(w);
             if r != 0 {
                 wings.push((j as u16, r));
             }
