@@ -363,7 +363,8 @@ fn record(s: &State, masks: &[u128; 9], start: usize, end: usize, nodes: u8, bes
 /// unit left with one place takes it), leaves a unit no place for the digit: it goes.
 ///
 /// The candidates of `solution` (a solution's cells, by digit) are not assumed: they cannot end
-/// in a contradiction. Only the digits of `digits` are followed (a digit is followed alone: see
+/// in a contradiction; nor are the cells an assumption followed to its end placed without one
+/// (see [`dynamic`]). Only the digits of `digits` are followed (a digit is followed alone: see
 /// [`Todo`]).
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Steps) {
@@ -376,7 +377,12 @@ pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Ste
             continue;
         }
         let placed0 = s.placed_mask(d);
+        // The cells known to end without a contradiction (as in [`trial`]).
+        let mut settled = solution[d];
         for c in cells_of(m0 & !solution[d]) {
+            if settled >> c & 1 == 1 {
+                continue;
+            }
             let (mut m, mut placed) = (m0 & !PEERS[c] & !(1u128 << c), placed0 | 1u128 << c);
             let mut count = 1u32;
             // A longer chain than this would score above the lowest found: not followed.
@@ -399,7 +405,13 @@ pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Ste
                 if dead {
                     break true;
                 }
-                if wave == 0 || count > limit {
+                if wave == 0 {
+                    // Followed to its end without a contradiction: so is every cell it placed,
+                    // whose own chain places a part of this one's.
+                    settled |= placed;
+                    break false;
+                }
+                if count > limit {
                     break false;
                 }
                 let mut clash = false;
@@ -478,23 +490,6 @@ const UNITS_OF_CELL: [u32; CELLS] = {
     t
 };
 
-/// The units that meet a cell's peers (its own among them), as a set of units.
-const UNITS_OF_PEERS: [u32; CELLS] = {
-    let mut t = [0u32; CELLS];
-    let mut c = 0;
-    while c < CELLS {
-        let mut p = 0;
-        while p < CELLS {
-            if PEERS[c] >> p & 1 == 1 {
-                t[c] |= UNITS_OF_CELL[p];
-            }
-            p += 1;
-        }
-        c += 1;
-    }
-    t
-};
-
 /// A board as one bitset of candidate cells per digit, and the cells each digit fills: what
 /// the forcing chains follow.
 #[derive(Clone, Copy)]
@@ -553,7 +548,10 @@ impl Bits {
                 self.cand[e] &= !cell;
             }
         }
-        stale[d] |= UNITS_OF_PEERS[c];
+        // The units where `d` loses a place: those of the peers that had it.
+        for p in cells_of(self.cand[d] & PEERS[c]) {
+            stale[d] |= UNITS_OF_CELL[p];
+        }
         let ok = self.placed[d] & PEERS[c] == 0;
         self.placed[d] |= cell;
         self.filled |= cell;
@@ -632,7 +630,9 @@ impl Bits {
 /// Dynamic forcing chains (contradiction): a candidate assumed true, followed through naked and
 /// hidden singles of every digit, ends in a contradiction: it goes.
 ///
-/// The candidates of `solution` are not assumed (see [`nishio`]).
+/// The candidates of `solution` are not assumed (see [`nishio`]), nor one that an assumption
+/// followed to its end placed without a contradiction (see [`trial`]): singles placed from a
+/// board with fewer candidates are more singles, not fewer.
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let mut found = [(0usize, 0usize, 0u8); NODES];
@@ -641,9 +641,11 @@ pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let bits = Bits::of(s);
     // Normally empty: the lower rungs placed every single of this board.
     let thin = bits.thin_units();
+    // The candidates known to end without a contradiction, by digit (as in [`trial`]).
+    let mut settled = *solution;
     for c in 0..CELLS {
         for d in digits_of(s.cand[c]) {
-            if solution[d] >> c & 1 == 1 {
+            if settled[d] >> c & 1 == 1 {
                 continue;
             }
             let mut t = bits;
@@ -655,6 +657,13 @@ pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
                 (0, true)
             };
             if !contradiction {
+                if count <= limit {
+                    // Followed to its end: so is every candidate it placed, whose own chain
+                    // places a part of this one's.
+                    for (settled, placed) in settled.iter_mut().zip(t.placed) {
+                        *settled |= placed;
+                    }
+                }
                 continue;
             }
             let score = Technique::DynamicForcingChain.se() + length_tenths(2 * count + 2);

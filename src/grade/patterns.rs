@@ -11,8 +11,8 @@
 
 use super::basic::{cells_at, combos_within, line_positions, positions, subsets_joining};
 use super::{
-    cells_of, digit_count, digits_of, length_tenths, Stack, State, Step, Steps, Technique, PEERS,
-    UNIT_MASK,
+    cells_of, digit_count, digits_of, length_tenths, Stack, State, Step, Steps, Technique,
+    CELL_UNITS, PEERS, UNIT_MASK,
 };
 use crate::grid::{CELLS, UNITS};
 
@@ -234,6 +234,129 @@ impl Als {
     }
 }
 
+/// The three units of each cell as a unit mask (bit `u` for unit `u`).
+const CELL_UNIT_BITS: [u32; CELLS] = {
+    let mut t = [0u32; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let [row, column, square] = CELL_UNITS[c];
+        t[c] = 1 << row | 1 << column | 1 << square;
+        c += 1;
+    }
+    t
+};
+
+/// The units that hold every place of some digit of a set (bit `u` for unit `u`). Every place
+/// of a restricted common digit of two sets sees every other (within a set they share its
+/// unit), and cells that all see each other lie in one unit: so two sets whose reaches are
+/// disjoint have no restricted common digit, which one test of two words tells.
+fn reach(cells: u128, cand: u16, masks: &[u128; 9]) -> u32 {
+    digits_of(cand).fold(0u32, |r, x| {
+        r | cells_of(cells & masks[x]).fold(!0u32, |u, c| u & CELL_UNIT_BITS[c])
+    })
+}
+
+/// The most sets for which the ALS rung keeps a [`WingMatrix`] (a board of the public sets has
+/// at most about 250); beyond, ALS-XY-Wing walks every set for every pivot.
+const WING_MATRIX_SETS: usize = 256;
+
+/// Which pairs of sets have a restricted common digit: bit `j` of row `i` (and `i` of `j`).
+struct WingMatrix {
+    rows: [[u64; WING_MATRIX_SETS / 64]; WING_MATRIX_SETS],
+}
+
+impl WingMatrix {
+    fn new() -> WingMatrix {
+        WingMatrix {
+            rows: [[0; WING_MATRIX_SETS / 64]; WING_MATRIX_SETS],
+        }
+    }
+
+    fn join(&mut self, i: usize, j: usize) {
+        self.rows[i][j / 64] |= 1 << (j % 64);
+        self.rows[j][i / 64] |= 1 << (i % 64);
+    }
+}
+
+/// Indices of sets, in increasing order: the bits of a row of words (from word `.1` on), or a
+/// range.
+enum SetIndices {
+    Row([u64; WING_MATRIX_SETS / 64], usize),
+    All(std::ops::Range<usize>),
+}
+
+impl Iterator for SetIndices {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            SetIndices::Row(words, w) => {
+                while *w < words.len() {
+                    let bits = &mut words[*w];
+                    if *bits != 0 {
+                        let j = *w * 64 + bits.trailing_zeros() as usize;
+                        *bits &= *bits - 1;
+                        return Some(j);
+                    }
+                    *w += 1;
+                }
+                None
+            }
+            SetIndices::All(range) => range.next(),
+        }
+    }
+}
+
+/// What the pair loops test first, one word per set: its candidates (bits 0-8) and its
+/// [`reach`] (bits 9-35), and whether a cell of it changed (bit 36). One load per set, and one
+/// branch per pair (most pairs fail the test, unpredictably: a branch per condition mispredicted
+/// more than the conditions cost).
+#[derive(Clone, Copy)]
+struct Key(u64);
+
+impl Key {
+    const CHANGED: u64 = 1 << 36;
+
+    fn of(set: Als, reach: u32) -> Key {
+        Key(u64::from(set.cand) | u64::from(reach) << 9 | u64::from(set.changed) << 36)
+    }
+
+    fn changed(self) -> bool {
+        self.0 & Key::CHANGED != 0
+    }
+
+    fn reach(self) -> u32 {
+        (self.0 >> 9) as u32 & ((1 << 27) - 1)
+    }
+
+    /// Whether two sets may make an ALS-XZ to look at: two common digits or more, a cell of
+    /// either changed, reaches that meet.
+    fn may_pair(self, other: Key) -> bool {
+        let both = self.0 & other.0;
+        let common = both as u16 & 0x1ff;
+        (common & common.wrapping_sub(1) != 0)
+            & ((self.0 | other.0) & Key::CHANGED != 0)
+            & (both >> 9 & ((1 << 27) - 1) != 0)
+    }
+
+    /// Whether a set may be a wing of a pivot: a common digit, reaches that meet.
+    fn may_wing(self, other: Key) -> bool {
+        let both = self.0 & other.0;
+        (both & 0x1ff != 0) & (both >> 9 & ((1 << 27) - 1) != 0)
+    }
+}
+
+/// The bits of a unit mask, in increasing order.
+fn bits_of(mut m: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let u = m.trailing_zeros() as usize;
+            m &= m - 1;
+            u
+        })
+    })
+}
+
 /// The cells every cell of `cells` sees.
 fn seen_by_all(cells: u128) -> u128 {
     cells_of(cells).fold(!0u128, |a, c| a & PEERS[c])
@@ -245,8 +368,17 @@ fn seen_by_all(cells: u128) -> u128 {
 /// were the same (see [`Todo`]).
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn als(s: &State, changed: u128, out: &mut Steps) {
+    als_with(s, changed, out, WING_MATRIX_SETS);
+}
+
+/// [`als`], keeping a [`WingMatrix`] for at most `matrix_sets` sets (the tests compare the two
+/// ways on the same boards).
+#[inline(always)]
+fn als_with(s: &State, changed: u128, out: &mut Steps, matrix_sets: usize) {
     let masks = &s.digits;
     let mut sets: Stack<Als, ALS_MAX> = Stack::new();
+    // Each set's `Key`, alongside (kept out of `Als`, which stays six bytes).
+    let mut keys: Stack<Key, ALS_MAX> = Stack::new();
     // A cell of a set of at most four cells has at most five candidates: only those are looked at.
     let open_cells = (0..CELLS).fold(0u128, |a, c| {
         let k = digit_count(s.cand[c]);
@@ -273,19 +405,26 @@ pub(super) fn als(s: &State, changed: u128, out: &mut Steps) {
                         return;
                     }
                 }
-                sets.push(Als {
+                let set = Als {
                     unit: u as u8,
                     changed: cells & changed != 0,
                     pos,
                     cand: union,
-                });
+                };
+                sets.push(set);
+                keys.push(Key::of(set, reach(cells, union, masks)));
             });
         }
     }
-    let sets = sets.as_slice();
-    als_xz(sets, masks, out);
+    let (sets, keys) = (sets.as_slice(), keys.as_slice());
+    // Up to `WING_MATRIX_SETS` sets, ALS-XZ's walk over the pairs also notes which sets are
+    // wings of which, and ALS-XY-Wing reads its wings from that instead of walking every pair
+    // again for every pivot.
+    let mut matrix = WingMatrix::new();
+    let mut matrix = (sets.len() <= matrix_sets.min(WING_MATRIX_SETS)).then_some(&mut matrix);
+    als_xz(sets, keys, masks, out, matrix.as_deref_mut());
     if out.is_empty() {
-        als_xy_wing(sets, masks, out);
+        als_xy_wing(sets, keys, masks, out, matrix.as_deref());
     }
 }
 
@@ -313,21 +452,66 @@ fn restricted(a_seen: &[u128; 9], b_cells: u128, common: u16, masks: &[u128; 9])
 /// restricted commons, both sets are locked: each of their digits goes from the cells seeing
 /// all its places in the set. SE proves these removals with cell or region forcing chains: the
 /// score is theirs (8.0), with the length add of a chain through both sets' candidates.
-fn als_xz(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
-    for (i, a) in sets.iter().enumerate() {
+///
+/// With `wings`, every pair of sets with a restricted common digit is noted there, whether or
+/// not it makes an ALS-XZ to look at.
+fn als_xz(
+    sets: &[Als],
+    keys: &[Key],
+    masks: &[u128; 9],
+    out: &mut Steps,
+    mut wings: Option<&mut WingMatrix>,
+) {
+    let noting = wings.is_some();
+    // With the matrix, the sets whose reach holds each unit (bit `k` for set `k`): a set is
+    // paired only with the later sets of the units of its reach, not with every later set.
+    let mut by_unit = [[0u64; WING_MATRIX_SETS / 64]; 27];
+    if noting {
+        for (k, key) in keys.iter().enumerate() {
+            for u in bits_of(key.reach()) {
+                by_unit[u][k / 64] |= 1 << (k % 64);
+            }
+        }
+    }
+    for (i, (a, &a_key)) in sets.iter().zip(keys).enumerate() {
         let a_cells = a.cells();
         let a_seen = seen_by_each(a_cells, a.cand, masks);
-        for b in &sets[i + 1..] {
-            let common = a.cand & b.cand;
-            if digit_count(common) < 2 || !(a.changed || b.changed) {
+        let later = if noting {
+            let mut row = [0u64; WING_MATRIX_SETS / 64];
+            for u in bits_of(a_key.reach()) {
+                for (r, &b) in row.iter_mut().zip(&by_unit[u]) {
+                    *r |= b;
+                }
+            }
+            // Only the sets after this one.
+            for (w, r) in row.iter_mut().enumerate() {
+                let first = (i + 1).saturating_sub(64 * w).min(64);
+                *r &= (!0u64).checked_shl(first as u32).unwrap_or(0);
+            }
+            SetIndices::Row(row, 0)
+        } else {
+            SetIndices::All(i + 1..sets.len())
+        };
+        for j in later {
+            let b_key = keys[j];
+            let pair = a_key.may_pair(b_key);
+            if !(pair || noting && a_key.may_wing(b_key)) {
                 continue;
             }
+            let b = &sets[j];
+            let common = a.cand & b.cand;
             let b_cells = b.cells();
             if a_cells & b_cells != 0 {
                 continue;
             }
             let restricted = restricted(&a_seen, b_cells, common, masks);
             if restricted == 0 {
+                continue;
+            }
+            if let Some(wings) = wings.as_deref_mut() {
+                wings.join(i, j);
+            }
+            if !pair {
                 continue;
             }
             let inside = a_cells | b_cells;
@@ -372,30 +556,45 @@ fn als_xz(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
 /// with a set `B`. `C` holds `x` or `y`, so `A` is locked without `x` or `B` without `y`: a digit
 /// `z` of both `A` and `B` (neither `x` nor `y`) is in one of them, and goes from the cells seeing
 /// every `z` of both. Scored as ALS-XZ, through the three sets' candidates.
-fn als_xy_wing(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
+///
+/// `matrix`, when given, holds every pair of sets with a restricted common digit (from
+/// [`als_xz`]): a pivot's wings are then read from its row.
+fn als_xy_wing(
+    sets: &[Als],
+    keys: &[Key],
+    masks: &[u128; 9],
+    out: &mut Steps,
+    matrix: Option<&WingMatrix>,
+) {
     // The sets joined to the pivot, with their restricted commons.
     let mut wings: Stack<(u16, u16), ALS_MAX> = Stack::new();
-    for c in sets {
+    for (ci, (c, &c_key)) in sets.iter().zip(keys).enumerate() {
+        // The sets that may be wings of this pivot, in order: its row of the matrix, or all.
+        let maybe = || match matrix {
+            Some(m) => SetIndices::Row(m.rows[ci], 0),
+            None => SetIndices::All(0..sets.len()),
+        };
         let c_cells = c.cells();
         let c_seen = seen_by_each(c_cells, c.cand, masks);
-        // The restricted commons of a set with the pivot; 0 when it is no wing of it.
-        let joins = |w: &Als| {
-            let common = c.cand & w.cand;
-            if common == 0 {
+        // The restricted commons of set `j` with the pivot; 0 when it is no wing of it.
+        let joins = |j: usize| {
+            if !c_key.may_wing(keys[j]) {
                 return 0;
             }
+            let w = &sets[j];
+            let common = c.cand & w.cand;
             let w_cells = w.cells();
             if w_cells & c_cells != 0 {
                 return 0;
             }
             restricted(&c_seen, w_cells, common, masks)
         };
-        if !c.changed && !sets.iter().any(|w| w.changed && joins(w) != 0) {
+        if !c.changed && !maybe().any(|j| keys[j].changed() && joins(j) != 0) {
             continue; // every wing of this pivot is of unchanged sets
         }
         wings.clear();
-        for (j, w) in sets.iter().enumerate() {
-            let r = joins(w);
+        for j in maybe() {
+            let r = joins(j);
             if r != 0 {
                 wings.push((j as u16, r));
             }
@@ -416,14 +615,18 @@ fn als_xy_wing(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
                 let inside = a_cells | b_cells;
                 let mut step = Step::new(Technique::AlsXyWing);
                 let mut any = false;
+                // The digits `z` of some choice of `x` and `y`; what a `z` removes does not
+                // depend on the choice.
+                let mut zs = 0u16;
                 for x in digits_of(ar) {
                     for y in digits_of(br & !(1 << x)) {
-                        for z in digits_of(shared & !(1 << x | 1 << y)) {
-                            let elim = masks[z] & seen_by_all(inside & masks[z]) & !inside;
-                            step.eliminations[z] |= elim;
-                            any |= elim != 0;
-                        }
+                        zs |= shared & !(1 << x | 1 << y);
                     }
+                }
+                for z in digits_of(zs) {
+                    let elim = masks[z] & seen_by_all(inside & masks[z]) & !inside;
+                    step.eliminations[z] |= elim;
+                    any |= elim != 0;
                 }
                 if any {
                     step.tenths = Technique::AlsXyWing.se()
@@ -436,5 +639,88 @@ fn als_xy_wing(sets: &[Als], masks: &[u128; 9], out: &mut Steps) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `reach` never hides a restricted common digit: whenever every place of a digit in one set
+    /// sees every place in a disjoint set, the two reaches share a unit.
+    #[test]
+    fn sets_with_a_restricted_common_digit_share_a_unit_of_their_reaches() {
+        let mut rng = crate::rng::SplitMix64(25);
+        let random_set = |rng: &mut crate::rng::SplitMix64| {
+            let unit = (rng.next_u64() % 27) as usize;
+            let mut pos = 0u16;
+            for _ in 0..1 + rng.next_u64() % ALS_CELLS as u64 {
+                pos |= 1 << (rng.next_u64() % 9);
+            }
+            cells_at(unit, pos)
+        };
+        let (mut restricted_pairs, mut pairs) = (0, 0);
+        for _ in 0..200_000 {
+            // Each digit in about a third of the cells, so sets share digits often.
+            let masks: [u128; 9] = std::array::from_fn(|_| {
+                (rng.next_u64() as u128 & rng.next_u64() as u128 | (rng.next_u64() as u128) << 64)
+                    & super::super::ALL_CELLS
+            });
+            let (a, b) = (random_set(&mut rng), random_set(&mut rng));
+            if a & b != 0 {
+                continue;
+            }
+            let digits =
+                |cells: u128| (0..9).fold(0u16, |d, x| d | u16::from(cells & masks[x] != 0) << x);
+            let (a_cand, b_cand) = (digits(a), digits(b));
+            let r = restricted(&seen_by_each(a, a_cand, &masks), b, a_cand & b_cand, &masks);
+            pairs += 1;
+            if r != 0 {
+                restricted_pairs += 1;
+                assert_ne!(
+                    reach(a, a_cand, &masks) & reach(b, b_cand, &masks),
+                    0,
+                    "{a:x} {b:x}"
+                );
+            }
+        }
+        // Both kinds are common enough for the test to mean something.
+        assert!(
+            restricted_pairs > 10_000 && pairs - restricted_pairs > 10_000,
+            "{restricted_pairs} of {pairs}"
+        );
+    }
+
+    /// The rung finds the same steps, in the same order, with the wing matrix and without it
+    /// (the way boards with more than `WING_MATRIX_SETS` sets take), on every board of the
+    /// ladder's path through shipped minimal puzzles.
+    #[test]
+    fn the_als_rung_finds_the_same_with_and_without_the_wing_matrix() {
+        use super::super::{run_rungs, Rung};
+        let text = include_str!("../../data/generated_minimal_2000.txt");
+        let (mut boards, mut found) = (0, 0);
+        for line in text.lines().take(400) {
+            let puzzle: crate::grid::Grid = line.parse().expect("a puzzle");
+            let mut state = State::new(&puzzle).expect("no clash");
+            let mut round = Steps::new();
+            while !state.solved() {
+                let (mut with, mut without) = (Steps::new(), Steps::new());
+                als_with(&state, super::super::ALL_CELLS, &mut with, WING_MATRIX_SETS);
+                als_with(&state, super::super::ALL_CELLS, &mut without, 0);
+                assert_eq!(with.steps(), without.steps(), "{line}");
+                boards += 1;
+                found += usize::from(!with.is_empty());
+                round.clear();
+                if !run_rungs(&state, Rung::NOT_UNIQUE, &mut round)
+                    || state.apply(round.steps()).is_err()
+                {
+                    break;
+                }
+            }
+        }
+        assert!(
+            boards > 5_000 && found > 100,
+            "{boards} boards, {found} with steps"
+        );
     }
 }
