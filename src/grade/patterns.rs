@@ -256,9 +256,9 @@ fn reach(cells: u128, cand: u16, masks: &[u128; 9]) -> u32 {
     })
 }
 
-/// The most sets for which the ALS rung keeps a [`WingMatrix`] (a board of the public sets has
-/// at most about 250); beyond, ALS-XY-Wing walks every set for every pivot.
-const WING_MATRIX_SETS: usize = 256;
+/// The most sets for which the ALS rung keeps a [`WingMatrix`] (the boards the public sets'
+/// grading reaches it on hold at most 275); beyond, ALS-XY-Wing walks every set for every pivot.
+const WING_MATRIX_SETS: usize = 512;
 
 /// Which pairs of sets have a restricted common digit: bit `j` of row `i` (and `i` of `j`).
 struct WingMatrix {
