@@ -479,7 +479,7 @@ fn most_placed(base: u8, low: u8, per: u32) -> u32 {
 }
 
 /// The units of each cell, as a set of units (bit `u` for unit `u`).
-const UNITS_OF_CELL: [u32; CELLS] = {
+pub(super) const UNITS_OF_CELL: [u32; CELLS] = {
     let mut t = [0u32; CELLS];
     let mut c = 0;
     while c < CELLS {

@@ -10,9 +10,10 @@
 //! for.
 
 use super::basic::{cells_at, combos_within, line_positions, positions, subsets_joining};
+use super::chains::UNITS_OF_CELL;
 use super::{
-    cells_of, digit_count, digits_of, length_tenths, Stack, State, Step, Steps, Technique,
-    CELL_UNITS, PEERS, UNIT_MASK,
+    cells_of, digit_count, digits_of, length_tenths, Stack, State, Step, Steps, Technique, PEERS,
+    UNIT_MASK,
 };
 use crate::grid::{CELLS, UNITS};
 
@@ -234,25 +235,13 @@ impl Als {
     }
 }
 
-/// The three units of each cell as a unit mask (bit `u` for unit `u`).
-const CELL_UNIT_BITS: [u32; CELLS] = {
-    let mut t = [0u32; CELLS];
-    let mut c = 0;
-    while c < CELLS {
-        let [row, column, square] = CELL_UNITS[c];
-        t[c] = 1 << row | 1 << column | 1 << square;
-        c += 1;
-    }
-    t
-};
-
 /// The units that hold every place of some digit of a set (bit `u` for unit `u`). Every place
 /// of a restricted common digit of two sets sees every other (within a set they share its
 /// unit), and cells that all see each other lie in one unit: so two sets whose reaches are
 /// disjoint have no restricted common digit, which one test of two words tells.
 fn reach(cells: u128, cand: u16, masks: &[u128; 9]) -> u32 {
     digits_of(cand).fold(0u32, |r, x| {
-        r | cells_of(cells & masks[x]).fold(!0u32, |u, c| u & CELL_UNIT_BITS[c])
+        r | cells_of(cells & masks[x]).fold(!0u32, |u, c| u & UNITS_OF_CELL[c])
     })
 }
 
@@ -317,8 +306,11 @@ struct Key(u64);
 impl Key {
     const CHANGED: u64 = 1 << 36;
 
+    const UNITS: u32 = (1 << 27) - 1;
+
     fn of(set: Als, reach: u32) -> Key {
-        Key(u64::from(set.cand) | u64::from(reach) << 9 | u64::from(set.changed) << 36)
+        let reach = u64::from(reach & Key::UNITS);
+        Key(u64::from(set.cand) | reach << 9 | u64::from(set.changed) << 36)
     }
 
     fn changed(self) -> bool {
@@ -326,7 +318,7 @@ impl Key {
     }
 
     fn reach(self) -> u32 {
-        (self.0 >> 9) as u32 & ((1 << 27) - 1)
+        (self.0 >> 9) as u32 & Key::UNITS
     }
 
     /// Whether two sets may make an ALS-XZ to look at: two common digits or more, a cell of
@@ -336,13 +328,13 @@ impl Key {
         let common = both as u16 & 0x1ff;
         (common & common.wrapping_sub(1) != 0)
             & ((self.0 | other.0) & Key::CHANGED != 0)
-            & (both >> 9 & ((1 << 27) - 1) != 0)
+            & (both >> 9 & u64::from(Key::UNITS) != 0)
     }
 
     /// Whether a set may be a wing of a pivot: a common digit, reaches that meet.
     fn may_wing(self, other: Key) -> bool {
         let both = self.0 & other.0;
-        (both & 0x1ff != 0) & (both >> 9 & ((1 << 27) - 1) != 0)
+        (both & 0x1ff != 0) & (both >> 9 & u64::from(Key::UNITS) != 0)
     }
 }
 
@@ -368,13 +360,14 @@ fn seen_by_all(cells: u128) -> u128 {
 /// were the same (see [`Todo`]).
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn als(s: &State, changed: u128, out: &mut Steps) {
-    als_with(s, changed, out, WING_MATRIX_SETS);
+    als_with(s, changed, out, WING_MATRIX_SETS, true);
 }
 
-/// [`als`], keeping a [`WingMatrix`] for at most `matrix_sets` sets (the tests compare the two
-/// ways on the same boards).
+/// [`als`], keeping a [`WingMatrix`] for at most `matrix_sets` sets, and with `by_reach` pairing
+/// sets by their reach (else every set reaches every unit). The tests compare the ways on the
+/// same boards.
 #[inline(always)]
-fn als_with(s: &State, changed: u128, out: &mut Steps, matrix_sets: usize) {
+fn als_with(s: &State, changed: u128, out: &mut Steps, matrix_sets: usize, by_reach: bool) {
     let masks = &s.digits;
     let mut sets: Stack<Als, ALS_MAX> = Stack::new();
     // Each set's `Key`, alongside (kept out of `Als`, which stays six bytes).
@@ -412,7 +405,11 @@ fn als_with(s: &State, changed: u128, out: &mut Steps, matrix_sets: usize) {
                     cand: union,
                 };
                 sets.push(set);
-                keys.push(Key::of(set, reach(cells, union, masks)));
+                let reach = match by_reach {
+                    true => reach(cells, union, masks),
+                    false => Key::UNITS,
+                };
+                keys.push(Key::of(set, reach));
             });
         }
     }
@@ -420,8 +417,13 @@ fn als_with(s: &State, changed: u128, out: &mut Steps, matrix_sets: usize) {
     // Up to `WING_MATRIX_SETS` sets, ALS-XZ's walk over the pairs also notes which sets are
     // wings of which, and ALS-XY-Wing reads its wings from that instead of walking every pair
     // again for every pivot.
-    let mut matrix = WingMatrix::new();
-    let mut matrix = (sets.len() <= matrix_sets.min(WING_MATRIX_SETS)).then_some(&mut matrix);
+    let mut storage;
+    let mut matrix = if sets.len() <= matrix_sets.min(WING_MATRIX_SETS) {
+        storage = WingMatrix::new();
+        Some(&mut storage)
+    } else {
+        None
+    };
     als_xz(sets, keys, masks, out, matrix.as_deref_mut());
     if out.is_empty() {
         als_xy_wing(sets, keys, masks, out, matrix.as_deref());
@@ -661,7 +663,8 @@ mod tests {
         };
         let (mut restricted_pairs, mut pairs) = (0, 0);
         for _ in 0..200_000 {
-            // Each digit in about a third of the cells, so sets share digits often.
+            // Each digit in a quarter of cells 0-63 and half of the others, so sets share digits
+            // often.
             let masks: [u128; 9] = std::array::from_fn(|_| {
                 (rng.next_u64() as u128 & rng.next_u64() as u128 | (rng.next_u64() as u128) << 64)
                     & super::super::ALL_CELLS
@@ -691,25 +694,32 @@ mod tests {
         );
     }
 
-    /// The rung finds the same steps, in the same order, with the wing matrix and without it
-    /// (the way boards with more than `WING_MATRIX_SETS` sets take), on every board of the
-    /// ladder's path through shipped minimal puzzles.
+    /// The rung finds the same steps, in the same order, with the wing matrix, without it (the
+    /// way boards with more than `WING_MATRIX_SETS` sets take) and without pairing by reach (every
+    /// pair of sets tested), on every board of the ladder's path through shipped minimal puzzles.
     #[test]
     fn the_als_rung_finds_the_same_with_and_without_the_wing_matrix() {
         use super::super::{run_rungs, Rung};
         let text = include_str!("../../data/generated_minimal_2000.txt");
         let (mut boards, mut found) = (0, 0);
+        let mut rng = crate::rng::SplitMix64(7);
         for line in text.lines().take(400) {
             let puzzle: crate::grid::Grid = line.parse().expect("a puzzle");
             let mut state = State::new(&puzzle).expect("no clash");
             let mut round = Steps::new();
             while !state.solved() {
-                let (mut with, mut without) = (Steps::new(), Steps::new());
-                als_with(&state, super::super::ALL_CELLS, &mut with, WING_MATRIX_SETS);
-                als_with(&state, super::super::ALL_CELLS, &mut without, 0);
-                assert_eq!(with.steps(), without.steps(), "{line}");
+                // Every cell changed, and a random part of them (as when the rung found nothing
+                // before: pairs and pivots of unchanged sets are passed over).
+                for changed in [super::super::ALL_CELLS, u128::from(rng.next_u64()) << 17] {
+                    let mut ways = [(); 3].map(|()| Steps::new());
+                    als_with(&state, changed, &mut ways[0], WING_MATRIX_SETS, true);
+                    als_with(&state, changed, &mut ways[1], 0, true);
+                    als_with(&state, changed, &mut ways[2], 0, false);
+                    assert_eq!(ways[0].steps(), ways[1].steps(), "{line}");
+                    assert_eq!(ways[0].steps(), ways[2].steps(), "{line}");
+                    found += usize::from(!ways[0].is_empty());
+                }
                 boards += 1;
-                found += usize::from(!with.is_empty());
                 round.clear();
                 if !run_rungs(&state, Rung::NOT_UNIQUE, &mut round)
                     || state.apply(round.steps()).is_err()
