@@ -815,6 +815,7 @@ mod tests {
     use super::*;
     use crate::generate::{puzzle, Mode};
     use crate::grade::{public_puzzles, run_rungs};
+    use crate::grid::UNITS;
     use crate::Grid;
 
     /// Trial's verdict as the ladder's own order reaches it: one rung's steps a round, the
@@ -972,5 +973,206 @@ mod tests {
         let (checked, contradicted) = compare(&boards);
         eprintln!("{contradicted} of {checked} assumptions end in a contradiction");
         assert!(contradicted * 10 > checked, "{contradicted} of {checked}");
+    }
+
+    /// `d` placed in `c`, then naked and hidden singles of every digit in waves, each wave all
+    /// the singles of the board before it, looked for in every cell and unit: the placements
+    /// after the first, and whether they end in a contradiction (an empty cell or unit, or two
+    /// singles of a wave that clash: that wave counts whole).
+    fn naive_singles(s: &State, c: usize, d: usize) -> (u32, bool) {
+        let mut cand = s.digits;
+        let mut value = s.value;
+        let place = |cand: &mut [u128; 9], value: &mut [u8; CELLS], c: usize, d: usize| {
+            let clash = (0..CELLS).any(|p| PEERS[c] >> p & 1 == 1 && value[p] == d as u8 + 1);
+            value[c] = d as u8 + 1;
+            for m in cand.iter_mut() {
+                *m &= !(1u128 << c);
+            }
+            cand[d] &= !PEERS[c];
+            clash
+        };
+        if place(&mut cand, &mut value, c, d) {
+            return (0, true);
+        }
+        let mut count = 0;
+        loop {
+            let mut wave = [0u128; 9];
+            for cell in (0..CELLS).filter(|&cell| value[cell] == 0) {
+                let digits: Vec<usize> = (0..9).filter(|&e| cand[e] >> cell & 1 == 1).collect();
+                match digits.len() {
+                    0 => return (count, true),
+                    1 => wave[digits[0]] |= 1u128 << cell,
+                    _ => {}
+                }
+            }
+            for (e, w) in wave.iter_mut().enumerate() {
+                for unit in UNITS {
+                    if unit.iter().any(|&p| value[usize::from(p)] == e as u8 + 1) {
+                        continue;
+                    }
+                    let places = cand[e] & unit.iter().fold(0u128, |m, &p| m | 1u128 << p);
+                    if places == 0 {
+                        return (count, true);
+                    }
+                    if is_single(places) {
+                        *w |= places;
+                    }
+                }
+            }
+            let any = wave.iter().fold(0u128, |a, w| a | w);
+            if any == 0 {
+                return (count, false);
+            }
+            let mut clash = (0..9).any(|e| (0..9).any(|f| e != f && wave[e] & wave[f] != 0));
+            for (e, &w) in wave.iter().enumerate() {
+                for cell in cells_of(w) {
+                    clash |= place(&mut cand, &mut value, cell, e);
+                }
+            }
+            count += any.count_ones();
+            if clash {
+                return (count, true);
+            }
+        }
+    }
+
+    /// What the forcing-chain rungs must find, the slow way: every candidate outside `known`
+    /// followed to its end (no score limit, nothing skipped); the lowest score's candidates, in
+    /// cell then digit order for the dynamic chains and digit then cell order for Nishio.
+    fn lowest_contradictions(
+        s: &State,
+        known: &[u128; 9],
+        nishio: bool,
+    ) -> Vec<(usize, usize, u8)> {
+        let mut all = Vec::new();
+        let mut note = |c: usize, d: usize, contradiction: bool, tenths: u8| {
+            if contradiction {
+                all.push((c, d, tenths));
+            }
+        };
+        if nishio {
+            for d in 0..9 {
+                let placed0 = s.placed_mask(d);
+                for c in cells_of(s.digits[d] & !known[d]) {
+                    // One digit alone, in waves: the units left with one place take it.
+                    let (mut m, mut placed) = (
+                        s.digits[d] & !PEERS[c] & !(1u128 << c),
+                        placed0 | 1u128 << c,
+                    );
+                    let mut count = 1u32;
+                    let contradiction = loop {
+                        let open: Vec<u128> = UNIT_MASK
+                            .iter()
+                            .copied()
+                            .filter(|u| placed & u == 0)
+                            .collect();
+                        if open.iter().any(|u| m & u == 0) {
+                            break true;
+                        }
+                        let wave = open
+                            .iter()
+                            .filter(|&&u| is_single(m & u))
+                            .fold(0u128, |w, u| w | (m & u));
+                        if wave == 0 {
+                            break false;
+                        }
+                        let clash = cells_of(wave).any(|c2| PEERS[c2] & wave != 0);
+                        for c2 in cells_of(wave) {
+                            m &= !PEERS[c2];
+                        }
+                        m &= !wave;
+                        placed |= wave;
+                        count += wave.count_ones();
+                        if clash {
+                            break true;
+                        }
+                    };
+                    note(
+                        c,
+                        d,
+                        contradiction,
+                        Technique::Nishio.se() + length_tenths(count + 1),
+                    );
+                }
+            }
+        } else {
+            for c in 0..CELLS {
+                for d in digits_of(s.cand[c]) {
+                    if known[d] >> c & 1 == 1 {
+                        continue;
+                    }
+                    let (count, contradiction) = naive_singles(s, c, d);
+                    let tenths = Technique::DynamicForcingChain.se() + length_tenths(2 * count + 2);
+                    note(c, d, contradiction, tenths);
+                }
+            }
+        }
+        let low = all.iter().map(|&(_, _, t)| t).min();
+        all.retain(|&(_, _, t)| Some(t) == low);
+        all
+    }
+
+    /// The dynamic forcing chains and Nishio, which skip what an earlier assumption settled and
+    /// stop at the lowest score found so far, find exactly what following every candidate to its
+    /// end finds: the same candidates, scores and order.
+    #[test]
+    fn forcing_chains_find_what_following_every_candidate_finds() {
+        let mut boards: Vec<(Grid, State)> = HARD
+            .iter()
+            .map(|p| {
+                let p: Grid = p.parse().expect("a puzzle");
+                (p, before_trial(&p))
+            })
+            .collect();
+        // Every board of the ladder's path through generated minimal puzzles.
+        for i in 0..40 {
+            let p = puzzle(25, i, Mode::Minimal, None);
+            let mut t = State::new(&p).expect("no clash");
+            let mut buf = Steps::new();
+            while !t.solved() {
+                boards.push((p, t));
+                buf.clear();
+                if !run_rungs(&t, Rung::NOT_UNIQUE, &mut buf) || t.apply(buf.steps()).is_err() {
+                    break;
+                }
+            }
+        }
+        let mut found = 0;
+        for (p, s) in &boards {
+            let mut solution = Grid::EMPTY;
+            assert!(crate::solver::count_into(p, 2, &mut solution) > 0, "{p}");
+            let mut known = [0u128; 9];
+            for (c, &v) in solution.cells().iter().enumerate() {
+                known[usize::from(v - 1)] |= 1u128 << c;
+            }
+            for known in [[0; 9], known] {
+                for nishio_rung in [false, true] {
+                    let mut out = Steps::new();
+                    match nishio_rung {
+                        true => nishio(s, &known, 0x1ff, &mut out),
+                        false => dynamic(s, &known, &mut out),
+                    }
+                    let steps: Vec<(usize, usize, u8)> = out
+                        .steps()
+                        .iter()
+                        .map(|step| {
+                            let d = step.digits.trailing_zeros() as usize;
+                            (
+                                step.eliminations[d].trailing_zeros() as usize,
+                                d,
+                                step.tenths,
+                            )
+                        })
+                        .collect();
+                    assert_eq!(
+                        steps,
+                        lowest_contradictions(s, &known, nishio_rung),
+                        "{p}, Nishio {nishio_rung}"
+                    );
+                    found += steps.len();
+                }
+            }
+        }
+        assert!(found > 10_000, "{found} removals");
     }
 }
