@@ -36,6 +36,16 @@ struct Best {
     fewest: u8,
 }
 
+impl Best {
+    /// Nothing found.
+    const EMPTY: Best = Best {
+        nodes: [u8::MAX; NODES],
+        ends: [(0, 0); NODES],
+        place: [u8::MAX; NODES],
+        fewest: u8::MAX,
+    };
+}
+
 fn base(kind: Kind) -> u8 {
     match kind {
         Kind::Aic => Technique::Aic.se(),
@@ -64,13 +74,10 @@ fn max_nodes(kind: Kind, low: u8) -> u8 {
 /// The shortest chains of one kind for every removal and placement; X-chains of the digits of
 /// `digits` only.
 fn best_of(s: &State, masks: &[u128; 9], kind: Kind, digits: u16, low: u8) -> (Best, Option<u8>) {
-    let mut best = Best {
-        nodes: [u8::MAX; NODES],
-        ends: [(0, 0); NODES],
-        place: [u8::MAX; NODES],
-        fewest: u8::MAX,
-    };
+    let mut best = Best::EMPTY;
     let mut limit = max_nodes(kind, low);
+    // The limit falls only when a shorter chain is recorded.
+    let mut limit_for = u8::MAX;
     let mut queue = Queue::new();
     let links = StrongLinks::of(s, masks, kind, digits);
     'starts: for c0 in 0..CELLS {
@@ -82,22 +89,26 @@ fn best_of(s: &State, masks: &[u128; 9], kind: Kind, digits: u16, low: u8) -> (B
             starts &= digits;
         }
         for d0 in digits_of(starts) {
-            if best.fewest != u8::MAX {
+            if best.fewest != limit_for {
+                limit_for = best.fewest;
                 limit = limit.min(max_nodes(kind, score(kind, best.fewest)));
             }
             if limit == 0 {
                 break 'starts;
             }
-            search(
-                s,
-                masks,
-                kind,
-                &links,
-                c0 * 9 + d0,
-                limit,
-                &mut queue,
-                &mut best,
-            );
+            // A start without a strong link begins no chain.
+            if !links.of_node(c0 * 9 + d0).is_empty() {
+                search(
+                    s,
+                    masks,
+                    kind,
+                    &links,
+                    (c0, d0),
+                    limit,
+                    &mut queue,
+                    &mut best,
+                );
+            }
         }
     }
     // Every chain recorded counts toward `fewest`, the shortest of them.
@@ -106,17 +117,31 @@ fn best_of(s: &State, masks: &[u128; 9], kind: Kind, digits: u16, low: u8) -> (B
 }
 
 /// Chains: X-chains and XY-chains, then (when they score no lower) alternating inference chains
-/// of every link; the round applies what the lowest-scoring chains prove. X-chains are sought
-/// for the digits of `digits` only (an X-chain is of one digit: see [`Todo`]).
+/// of every link; the round applies what the lowest-scoring chains prove.
+///
+/// `removed` holds the candidates removed since a board where the rung found nothing (every
+/// candidate, if none): only chains through a strong link that is new since then are sought.
+/// A chain whose links were all there then was a chain there too, with the same ends, and
+/// removes no more now than it did then (nothing: see [`Todo`]). A new strong link is a cell
+/// that lost candidates down to two, or a unit where a digit lost places down to two; so
+/// X-chains are sought for the digits with a new link, XY-chains where a cell has one, and
+/// alternating inference chains where any is.
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
-pub(super) fn chains(s: &State, digits: u16, out: &mut Steps) {
+pub(super) fn chains(s: &State, removed: &[u128; 9], out: &mut Steps) {
     let masks = &s.digits;
+    let (new_bivalue, new_pairs) = new_strong_links(s, removed);
     let mut low = u8::MAX;
-    let (x, x_low) = best_of(s, masks, Kind::X, digits, low);
+    let (x, x_low) = match new_pairs {
+        0 => (Best::EMPTY, None),
+        _ => best_of(s, masks, Kind::X, new_pairs, low),
+    };
     low = low.min(x_low.unwrap_or(u8::MAX));
-    let (xy, xy_low) = best_of(s, masks, Kind::Xy, 0x1ff, low);
+    let (xy, xy_low) = match new_bivalue {
+        true => best_of(s, masks, Kind::Xy, 0x1ff, low),
+        false => (Best::EMPTY, None),
+    };
     low = low.min(xy_low.unwrap_or(u8::MAX));
-    let (aic, aic_low) = if low > base(Kind::Aic) {
+    let (aic, aic_low) = if low > base(Kind::Aic) && (new_bivalue || new_pairs != 0) {
         let (aic, aic_low) = best_of(s, masks, Kind::Aic, 0x1ff, low);
         low = low.min(aic_low.unwrap_or(u8::MAX));
         (Some(aic), aic_low)
@@ -151,6 +176,34 @@ pub(super) fn chains(s: &State, digits: u16, out: &mut Steps) {
         let Some(best) = best else { continue };
         emit(kind, best, low, &names, &mut done, &mut placed, out);
     }
+}
+
+/// The new strong links since the candidates of `removed` went: whether a cell that lost some
+/// has two left, and the digits (bit `d`) with a unit where they lost places and have two left.
+fn new_strong_links(s: &State, removed: &[u128; 9]) -> (bool, u16) {
+    let changed = removed.iter().fold(0u128, |a, &m| a | m);
+    let (mut one, mut two, mut more) = (0u128, 0u128, 0u128);
+    for &m in &s.digits {
+        more |= two & m;
+        two |= one & m;
+        one |= m;
+    }
+    let new_bivalue = two & !more & changed != 0;
+    let mut new_pairs = 0u16;
+    for (d, &moved) in removed.iter().enumerate() {
+        if moved == 0 {
+            continue;
+        }
+        for unit in &UNIT_MASK {
+            let places = s.digits[d] & unit;
+            let second = places & places.wrapping_sub(1);
+            if moved & unit != 0 && second != 0 && is_single(second) {
+                new_pairs |= 1 << d;
+                break;
+            }
+        }
+    }
+    (new_bivalue, new_pairs)
 }
 
 /// The removals of the named patterns a chain rung shows by name.
@@ -211,9 +264,25 @@ fn emit(
     }
 }
 
-/// The queue of a chain search, reused from one start to the next: entries (node * 2, + 1 if
-/// on) with the chain's node count there.
-type Queue = Stack<(u16, u8), { 2 * NODES }>;
+/// An entry of a chain search's queue: a candidate reached on (true) or off (false), with the
+/// chain's candidate count there.
+#[derive(Clone, Copy)]
+struct Entry {
+    cell: u8,
+    digit: u8,
+    on: bool,
+    count: u8,
+}
+
+/// The queue of a chain search, reused from one start to the next.
+type Queue = Stack<Entry, { 2 * NODES }>;
+
+/// A strong link's other end.
+#[derive(Clone, Copy)]
+struct Link {
+    cell: u8,
+    digit: u8,
+}
 
 /// The strong links of each candidate a chain of one kind may use, in the order the search
 /// follows them: the other candidate of a bivalue cell, then the digit's other place in the
@@ -221,7 +290,7 @@ type Queue = Stack<(u16, u8), { 2 * NODES }>;
 struct StrongLinks {
     /// The links of node `n` are `to[first[n]..first[n + 1]]`.
     first: [u16; NODES + 1],
-    to: Stack<u16, { 4 * NODES }>,
+    to: Stack<Link, { 4 * NODES }>,
 }
 
 impl StrongLinks {
@@ -243,7 +312,10 @@ impl StrongLinks {
                 }
                 if kind != Kind::X && digit_count(s.cand[c]) == 2 {
                     let d2 = (s.cand[c] & !(1 << d)).trailing_zeros() as usize;
-                    links.to.push((c * 9 + d2) as u16);
+                    links.to.push(Link {
+                        cell: c as u8,
+                        digit: d2 as u8,
+                    });
                 }
                 if kind != Kind::Xy {
                     for &u in &CELL_UNITS[c] {
@@ -251,7 +323,10 @@ impl StrongLinks {
                         let second = places & places.wrapping_sub(1);
                         if second != 0 && is_single(second) {
                             let c2 = (places & !(1u128 << c)).trailing_zeros() as usize;
-                            links.to.push((c2 * 9 + d) as u16);
+                            links.to.push(Link {
+                                cell: c2 as u8,
+                                digit: d as u8,
+                            });
                         }
                     }
                 }
@@ -261,62 +336,87 @@ impl StrongLinks {
         links
     }
 
-    fn of_node(&self, node: usize) -> &[u16] {
+    fn of_node(&self, node: usize) -> &[Link] {
         &self.to.as_slice()[usize::from(self.first[node])..usize::from(self.first[node + 1])]
     }
 }
 
-/// Breadth-first search of the chains from `start` assumed false.
+/// Breadth-first search of the chains from `start` (cell, digit) assumed false.
 #[allow(clippy::too_many_arguments)]
 fn search(
     s: &State,
     masks: &[u128; 9],
     kind: Kind,
     links: &StrongLinks,
-    start: usize,
+    start: (usize, usize),
     limit: u8,
     queue: &mut Queue,
     best: &mut Best,
 ) {
-    // Visited: bit `c` of `on[d]` / `off[d]`.
-    let mut on = [0u128; 9];
+    // Visited: bit `c` of `off[d]`; bit `node % 64` of `on[node / 64]` (a node's word is found
+    // without dividing by 9).
+    let mut on = [0u64; NODES.div_ceil(64)];
     let mut off = [0u128; 9];
-    let (c0, d0) = (start / 9, start % 9);
+    let (c0, d0) = start;
     off[d0] |= 1u128 << c0;
     queue.clear();
-    queue.push(((start * 2) as u16, 1));
+    queue.push(Entry {
+        cell: c0 as u8,
+        digit: d0 as u8,
+        on: false,
+        count: 1,
+    });
     let mut head = 0;
     while head < queue.len() {
-        let (entry, count) = queue.as_slice()[head];
-        let entry = usize::from(entry);
+        let Entry {
+            cell,
+            digit,
+            on: is_on,
+            count,
+        } = queue.as_slice()[head];
         head += 1;
         if count >= limit {
             break;
         }
-        let (node, is_on) = (entry / 2, entry % 2 == 1);
-        let (c, d) = (node / 9, node % 9);
+        let (c, d) = (usize::from(cell), usize::from(digit));
         if !is_on {
             // Strong links: node false makes these true.
-            for &to in links.of_node(node) {
-                let (c2, d2) = (usize::from(to) / 9, usize::from(to) % 9);
-                if on[d2] >> c2 & 1 == 0 {
-                    on[d2] |= 1u128 << c2;
-                    queue.push((to * 2 + 1, count + 1));
-                    record(s, masks, start, usize::from(to), count + 1, best);
+            for &Link { cell, digit } in links.of_node(c * 9 + d) {
+                let (c2, d2) = (usize::from(cell), usize::from(digit));
+                let node = c2 * 9 + d2;
+                if on[node / 64] >> (node % 64) & 1 == 0 {
+                    on[node / 64] |= 1 << (node % 64);
+                    queue.push(Entry {
+                        cell,
+                        digit,
+                        on: true,
+                        count: count + 1,
+                    });
+                    record(s, masks, start, (c2, d2), count + 1, best);
                 }
             }
         } else {
             // Weak links: node true makes these false.
             let same_digit = masks[d] & PEERS[c] & !off[d];
+            off[d] |= same_digit;
             for c2 in cells_of(same_digit) {
-                off[d] |= 1u128 << c2;
-                queue.push((((c2 * 9 + d) * 2) as u16, count + 1));
+                queue.push(Entry {
+                    cell: c2 as u8,
+                    digit,
+                    on: false,
+                    count: count + 1,
+                });
             }
             if kind == Kind::Aic {
                 for d2 in digits_of(s.cand[c] & !(1 << d)) {
                     if off[d2] >> c & 1 == 0 {
                         off[d2] |= 1u128 << c;
-                        queue.push((((c * 9 + d2) * 2) as u16, count + 1));
+                        queue.push(Entry {
+                            cell,
+                            digit: d2 as u8,
+                            on: false,
+                            count: count + 1,
+                        });
                     }
                 }
             }
@@ -324,11 +424,18 @@ fn search(
     }
 }
 
-/// A chain from `start` (false) to `end` (then true) of `nodes` candidates proves that one of
-/// them is true: records what that removes (or, when the chain returns to its start, places).
-fn record(s: &State, masks: &[u128; 9], start: usize, end: usize, nodes: u8, best: &mut Best) {
-    let (c0, d0) = (start / 9, start % 9);
-    let (c1, d1) = (end / 9, end % 9);
+/// A chain from `start` (false) to `end` (then true) of `nodes` candidates, each a (cell,
+/// digit), proves that one of them is true: records what that removes (or, when the chain
+/// returns to its start, places).
+fn record(
+    s: &State,
+    masks: &[u128; 9],
+    (c0, d0): (usize, usize),
+    (c1, d1): (usize, usize),
+    nodes: u8,
+    best: &mut Best,
+) {
+    let (start, end) = (c0 * 9 + d0, c1 * 9 + d1);
     let mut note = |target: usize| {
         best.fewest = best.fewest.min(nodes);
         if nodes < best.nodes[target] {

@@ -644,6 +644,7 @@ fn run_rung_in(state: &State, rung: Rung, scope: &Scope, known: &[u128; 9], out:
         cells,
         units,
         digits,
+        ref removed,
     } = *scope;
     match rung {
         Rung::FullHouse => basic::full_house(state, out),
@@ -667,7 +668,7 @@ fn run_rung_in(state: &State, rung: Rung, scope: &Scope, known: &[u128; 9], out:
         Rung::Jellyfish => basic::fish(state, 4, digits, out),
         Rung::HiddenQuad => basic::hidden_sets(state, 4, false, units, out),
         Rung::Bug => wings::bug_plus_one(state, out),
-        Rung::Chains => chains::chains(state, digits, out),
+        Rung::Chains => chains::chains(state, removed, out),
         Rung::Nishio => chains::nishio(state, known, digits, out),
         Rung::Als => patterns::als(state, cells, out),
         Rung::Dynamic => chains::dynamic(state, known, out),
@@ -712,8 +713,9 @@ const _: () = {
 /// - A chain, Nishio or almost locked set rung that has found nothing on a board finds nothing
 ///   on a later board (a board with fewer candidates) from a pattern whose candidates have not
 ///   changed: the pattern, and every removal it proves, was there before. So it looks only at
-///   patterns that touch a change: X-chains and Nishio of the digits that changed, pairs and
-///   wings of almost locked sets with a cell that changed ([`Memory::Failed`]). Not after it
+///   patterns that touch a change: chains through a strong link that is new (a cell or a
+///   unit that lost candidates down to two), Nishio of the digits that changed, pairs and wings
+///   of almost locked sets with a cell that changed ([`Memory::Failed`]). Not after it
 ///   found something: it applies only the lowest-scoring of what it finds, and the rest is
 ///   still there to find.
 ///
@@ -744,6 +746,8 @@ pub(crate) struct Scope {
     cells: u128,
     units: u32,
     digits: u16,
+    /// The candidates removed, by digit (bit `c` of `removed[d]`: digit `d + 1` left cell `c`).
+    removed: [u128; 9],
 }
 
 impl Scope {
@@ -752,6 +756,7 @@ impl Scope {
         cells: ALL_CELLS,
         units: (1 << 27) - 1,
         digits: 0x1ff,
+        removed: [ALL_CELLS; 9],
     };
 }
 
@@ -798,8 +803,8 @@ impl Todo {
 /// candidates, so it changes the cell's units too.
 fn changes(before: &[u128; 9], after: &[u128; 9]) -> Scope {
     let (mut cells, mut digits) = (0u128, 0u16);
-    for d in 0..9 {
-        let moved = before[d] ^ after[d];
+    let removed: [u128; 9] = std::array::from_fn(|d| before[d] ^ after[d]);
+    for (d, &moved) in removed.iter().enumerate() {
         cells |= moved;
         digits |= u16::from(moved != 0) << d;
     }
@@ -808,6 +813,7 @@ fn changes(before: &[u128; 9], after: &[u128; 9]) -> Scope {
             cells,
             units: 0,
             digits,
+            removed,
         };
     }
     // Rows from the cells' nine-bit rows; columns from their union; boxes from each band's.
@@ -828,6 +834,7 @@ fn changes(before: &[u128; 9], after: &[u128; 9]) -> Scope {
         cells,
         units: rows | columns << 9 | boxes << 18,
         digits,
+        removed,
     }
 }
 
