@@ -838,11 +838,16 @@ const TRIAL_PATTERNS: &[Rung] = &[
 /// rung, cheapest first, that finds something. (The ladder's own order costs more here: it
 /// retries the direct rungs before every naked single.) And a rung that has looked at the board
 /// finds nothing new until the board changes where it looks (see [`Todo`]).
+///
+/// `dead` holds candidates whose own assumption on `s` ends in a contradiction: a board that
+/// places one does too (it holds fewer candidates than that assumption's board, the same
+/// argument), so the closure stops there.
 fn assumption_closure(
     s: &State,
     closed: bool,
     c: usize,
     d: usize,
+    dead: &[u128; 9],
     buf: &mut Steps,
 ) -> Option<State> {
     let mut t = *s;
@@ -870,7 +875,11 @@ fn assumption_closure(
                 return Some(t);
             }
         }
-        if t.apply(buf.steps()).is_err() {
+        let places_dead = buf.steps().iter().any(|step| {
+            step.place
+                .is_some_and(|(c, v)| dead[usize::from(v - 1)] >> c & 1 == 1)
+        });
+        if places_dead || t.apply(buf.steps()).is_err() {
             return None;
         }
     }
@@ -894,12 +903,15 @@ pub(super) fn trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let mut inner = Steps::new();
     // The candidates known to end without a contradiction, by digit.
     let mut settled = *solution;
+    // The candidates known to end in one.
+    let mut dead = [0u128; 9];
     for c in 0..CELLS {
         for d in digits_of(s.cand[c]) {
             if settled[d] >> c & 1 == 1 {
                 continue;
             }
-            let Some(end) = assumption_closure(s, true, c, d, &mut inner) else {
+            let Some(end) = assumption_closure(s, true, c, d, &dead, &mut inner) else {
+                dead[d] |= 1u128 << c;
                 let mut step = Step::new(Technique::Trial);
                 step.length = 1;
                 step.eliminations[d] = 1u128 << c;
@@ -965,7 +977,7 @@ mod tests {
             let mut contradicting = [0u128; 9];
             for c in 0..CELLS {
                 for d in digits_of(s.cand[c]) {
-                    let fast = assumption_closure(s, *closed, c, d, &mut buf).is_none();
+                    let fast = assumption_closure(s, *closed, c, d, &[0; 9], &mut buf).is_none();
                     contradicting[d] |= u128::from(fast) << c;
                     assert_eq!(
                         fast,
