@@ -291,6 +291,9 @@ struct StrongLinks {
     /// The links of node `n` are `to[first[n]..first[n + 1]]`.
     first: [u16; NODES + 1],
     to: Stack<Link, { 4 * NODES }>,
+    /// The candidates with a link, by digit: a chain goes on only from these (bit `c` of
+    /// `linked[d]`).
+    linked: [u128; 9],
 }
 
 impl StrongLinks {
@@ -300,6 +303,7 @@ impl StrongLinks {
         let mut links = StrongLinks {
             first: [0; NODES + 1],
             to: Stack::new(),
+            linked: [0; 9],
         };
         let digits = if kind == Kind::X { digits } else { 0x1ff };
         for c in 0..CELLS {
@@ -329,6 +333,9 @@ impl StrongLinks {
                             });
                         }
                     }
+                }
+                if links.to.len() > usize::from(links.first[node]) {
+                    links.linked[d] |= 1u128 << c;
                 }
             }
         }
@@ -396,10 +403,11 @@ fn search(
                 }
             }
         } else {
-            // Weak links: node true makes these false.
+            // Weak links: node true makes these false. Only those with a strong link go in the
+            // queue: the others end there.
             let same_digit = masks[d] & PEERS[c] & !off[d];
             off[d] |= same_digit;
-            for c2 in cells_of(same_digit) {
+            for c2 in cells_of(same_digit & links.linked[d]) {
                 queue.push(Entry {
                     cell: c2 as u8,
                     digit,
@@ -411,6 +419,9 @@ fn search(
                 for d2 in digits_of(s.cand[c] & !(1 << d)) {
                     if off[d2] >> c & 1 == 0 {
                         off[d2] |= 1u128 << c;
+                        if links.linked[d2] >> c & 1 == 0 {
+                            continue;
+                        }
                         queue.push(Entry {
                             cell,
                             digit: d2 as u8,
