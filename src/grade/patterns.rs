@@ -240,9 +240,12 @@ impl Als {
 /// unit), and cells that all see each other lie in one unit: so two sets whose reaches are
 /// disjoint have no restricted common digit, which one test of two words tells.
 fn reach(cells: u128, cand: u16, masks: &[u128; 9]) -> u32 {
-    digits_of(cand).fold(0u32, |r, x| {
-        r | cells_of(cells & masks[x]).fold(!0u32, |u, c| u & UNITS_OF_CELL[c])
-    })
+    digits_of(cand).fold(0u32, |r, x| r | units_holding(cells & masks[x]))
+}
+
+/// The units that hold every cell of `cells` (bit `u` for unit `u`).
+fn units_holding(cells: u128) -> u32 {
+    cells_of(cells).fold(Key::UNITS, |u, c| u & UNITS_OF_CELL[c])
 }
 
 /// The most sets for which the ALS rung keeps a [`WingMatrix`] (the boards the public sets'
@@ -315,10 +318,6 @@ impl Key {
 
     fn changed(self) -> bool {
         self.0 & Key::CHANGED != 0
-    }
-
-    fn reach(self) -> u32 {
-        (self.0 >> 9) as u32 & Key::UNITS
     }
 
     /// Whether two sets may make an ALS-XZ to look at: two common digits or more, a cell of
@@ -465,13 +464,24 @@ fn als_xz(
     mut wings: Option<&mut WingMatrix>,
 ) {
     let noting = wings.is_some();
-    // With the matrix, the sets whose reach holds each unit (bit `k` for set `k`): a set is
-    // paired only with the later sets of the units of its reach, not with every later set.
-    let mut by_unit = [[0u64; WING_MATRIX_SETS / 64]; 27];
+    // With the matrix, the sets whose places of each digit lie in each unit (bit `k` of
+    // `by_place[u][x]` for set `k`). Two sets have `x` as a restricted common digit exactly
+    // when all their places of `x` lie in one unit (see [`reach`]): so a set is paired only
+    // with the later sets that share a unit with it that way for one of its digits, which
+    // are the pairs with a restricted common digit, less those that overlap (from the sets of
+    // each cell, `by_cell`).
+    let mut by_place = [[[0u64; WING_MATRIX_SETS / 64]; 9]; 27];
+    let mut by_cell = [[0u64; WING_MATRIX_SETS / 64]; CELLS];
     if noting {
-        for (k, key) in keys.iter().enumerate() {
-            for u in bits_of(key.reach()) {
-                by_unit[u][k / 64] |= 1 << (k % 64);
+        for (k, set) in sets.iter().enumerate() {
+            let cells = set.cells();
+            for c in cells_of(cells) {
+                by_cell[c][k / 64] |= 1 << (k % 64);
+            }
+            for x in digits_of(set.cand) {
+                for u in bits_of(units_holding(cells & masks[x])) {
+                    by_place[u][x][k / 64] |= 1 << (k % 64);
+                }
             }
         }
     }
@@ -479,18 +489,25 @@ fn als_xz(
         let a_cells = a.cells();
         let a_seen = seen_by_each(a_cells, a.cand, masks);
         let later = if noting {
+            // Only the words of the later sets.
+            let words = (i + 1) / 64..sets.len().div_ceil(64);
             let mut row = [0u64; WING_MATRIX_SETS / 64];
-            for u in bits_of(a_key.reach()) {
-                for (r, &b) in row.iter_mut().zip(&by_unit[u]) {
-                    *r |= b;
+            for x in digits_of(a.cand) {
+                for u in bits_of(units_holding(a_cells & masks[x])) {
+                    for w in words.clone() {
+                        row[w] |= by_place[u][x][w];
+                    }
                 }
             }
-            // Only the sets after this one.
-            for (w, r) in row.iter_mut().enumerate() {
-                let first = (i + 1).saturating_sub(64 * w).min(64);
-                *r &= (!0u64).checked_shl(first as u32).unwrap_or(0);
+            for c in cells_of(a_cells) {
+                for w in words.clone() {
+                    row[w] &= !by_cell[c][w];
+                }
             }
-            SetIndices::Row(row, 0)
+            if let Some(r) = row.get_mut((i + 1) / 64) {
+                *r &= !0u64 << ((i + 1) % 64);
+            }
+            SetIndices::Row(row, words.start)
         } else {
             SetIndices::All(i + 1..sets.len())
         };
