@@ -331,6 +331,28 @@ fn slow_tasks_get_small_blocks() {
     assert_eq!(seen.progress.len(), 1, "solve reads the file in one block");
 }
 
+/// A large file for a slow task is read in blocks larger than its limit until the end nears
+/// (handing a block over costs more than grading fifty easy puzzles), then in shrinking ones;
+/// a stream, whose length is unknown, in blocks of the limit throughout. The answers are the
+/// same either way.
+#[test]
+fn slow_tasks_read_a_large_file_in_larger_blocks_until_its_end() {
+    let text = sample_lines(20_000);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("puzzles.txt");
+    std::fs::write(&path, &text).unwrap();
+    let (graded, summary, mapped) = run_on_file(&config(Task::Grade, 2), &path);
+    assert_eq!(summary.tally.records, 20_000);
+    let (streamed, _, stream) = run_in_memory(&config(Task::Grade, 2), text.as_bytes());
+    let (mapped, stream) = (mapped.progress.len(), stream.progress.len());
+    assert!(
+        stream >= text.len() / (5 << 10) && mapped < stream / 2,
+        "a {}-byte file was read in {mapped} blocks, as a stream in {stream}",
+        text.len()
+    );
+    assert_eq!(graded, streamed, "the answers do not depend on the blocks");
+}
+
 /// `grade` and `rate` spend up to milliseconds per record: the engine answers them in jobs of a
 /// few records, so a batch of a few hundred stays spread over every thread to its end (rayon
 /// alone splits only as deep as the threads need at the start), and the answers are those of one

@@ -395,6 +395,10 @@ pub const MAX_THREADS: usize = 1024;
 const SLOT_BUDGET: usize = 24 << 20;
 const MAX_BLOCK: usize = 1 << 20;
 const MIN_BLOCK: usize = 64 << 10;
+/// The largest block of a mapped file for the slow tasks (see `Task::block_limit`), and the
+/// blocks each thread should still have of what is left before they shrink.
+const SLOW_MAPPED_BLOCK: usize = 64 << 10;
+const SLOW_AHEAD: usize = 16;
 
 /// Runs the whole batch: every record of `input` gets exactly one answer in `output`, in order.
 pub fn run(
@@ -494,12 +498,20 @@ fn run_once(
         Sniffed::Text(input) => input,
     };
     let block_size = (SLOT_BUDGET / 2 / slots).clamp(MIN_BLOCK, MAX_BLOCK);
-    let block_size = config
-        .task
-        .block_limit()
-        .map_or(block_size, |limit| block_size.min(limit));
+    // A task that may spend milliseconds per record reads small blocks, so that a file of a few
+    // hundred records still spreads over every thread: at its limit where the input's length
+    // is unknown, and where a mapped file has less than `SLOW_AHEAD` blocks per thread left of
+    // what it would hold otherwise (up to `SLOW_MAPPED_BLOCK`, which keeps the cost of handing
+    // blocks over small where records are answered in microseconds). Blocks already handed out
+    // are still being answered: fast tasks shrink them to half a thread's share of what is
+    // left.
+    let (block_size, min_block, ahead) = match config.task.block_limit() {
+        Some(limit) if streamed => (limit, limit, SLOW_AHEAD),
+        Some(limit) => (block_size.min(SLOW_MAPPED_BLOCK), limit, SLOW_AHEAD),
+        None => (block_size, MIN_BLOCK, 2),
+    };
     let (mut reader, name) = open_input(input, block_size)?;
-    reader.share(threads, MIN_BLOCK);
+    reader.share(threads, min_block, ahead);
     let (opened, shard) = open_records(&mut reader, &name, config)?;
     let own_format = match opened.format.name() {
         "csv" => OutputFormat::Csv,

@@ -157,11 +157,11 @@ impl<'a> Reader<'a> {
     }
 
     /// Shares a mapped input among `workers`: towards its end, blocks shrink to a share of what
-    /// is left (never below `min_block`), so the workers run out of work together instead of
-    /// one of them solving a last full block alone (guided self-scheduling). A stream's size is
-    /// not known, so its blocks keep their size.
-    pub fn share(&mut self, workers: usize, min_block: usize) {
-        self.workers = workers.max(1);
+    /// is left, `1 / (ahead * workers)` of it (never below `min_block`), so the workers run out
+    /// of work together instead of one of them solving a last full block alone (guided
+    /// self-scheduling). A stream's size is not known, so its blocks keep their size.
+    pub fn share(&mut self, workers: usize, min_block: usize, ahead: usize) {
+        self.workers = workers.max(1) * ahead.max(1);
         self.min_block = min_block.min(self.block_size);
     }
 
@@ -348,9 +348,7 @@ impl<'a> Reader<'a> {
                 }
                 let start = *pos;
                 let size = if self.workers > 1 {
-                    // Half of each worker's share of what is left, as blocks already handed
-                    // out are still being answered.
-                    let share = (len - start) / (2 * self.workers);
+                    let share = (len - start) / self.workers;
                     block_size.min(share.max(self.min_block))
                 } else {
                     block_size
@@ -492,7 +490,7 @@ mod tests {
         io::Write::write_all(&mut file, &text).unwrap();
         let mut alone = Reader::from_file(file.reopen().unwrap(), 16 << 10).unwrap();
         let mut shared = Reader::from_file(file.reopen().unwrap(), 16 << 10).unwrap();
-        shared.share(2, 1 << 10);
+        shared.share(2, 1 << 10, 2);
         let (alone, shared) = (
             blocks(&mut alone, &LineFormat),
             blocks(&mut shared, &LineFormat),
