@@ -205,13 +205,18 @@ fn single(technique: Technique, cell: usize, d: usize) -> Step {
 pub(super) fn full_house(s: &State, out: &mut Steps) {
     let mut done = 0u128;
     let placed = placed_in_units(s);
-    for (u, unit) in UNITS.iter().enumerate() {
-        // A unit's values are distinct (`State::place` refuses a digit its units hold), so one
-        // empty cell is eight digits placed: only such a unit needs its cells read.
-        if digit_count(placed[u]) != 8 {
-            continue;
-        }
-        let Some(c) = unit
+    // A unit's values are distinct (`State::place` refuses a digit its units hold), so one
+    // empty cell is eight digits placed, one digit missing: only such a unit needs its cells
+    // read. Found for all units first, without a branch each.
+    let mut houses = 0u32;
+    for (u, &p) in placed.iter().enumerate() {
+        let missing = !p & 0x1ff;
+        houses |= u32::from(missing != 0 && missing & (missing - 1) == 0) << u;
+    }
+    while houses != 0 {
+        let u = houses.trailing_zeros() as usize;
+        houses &= houses - 1;
+        let Some(c) = UNITS[u]
             .iter()
             .map(|&c| usize::from(c))
             .find(|&c| s.value[c] == 0)

@@ -84,32 +84,55 @@ fn wing(s: &State, xyz: bool, out: &mut Steps) {
 /// would allow two solutions.
 pub(super) fn unique_rectangles(s: &State, out: &mut Steps) {
     let masks = &s.digits;
-    for r1 in 0..9 {
-        for r2 in r1 + 1..9 {
-            for c1 in 0..9 {
-                for c2 in c1 + 1..9 {
-                    if (r1 / 3 == r2 / 3) == (c1 / 3 == c2 / 3) {
-                        continue; // the four cells must span exactly two boxes
-                    }
-                    let cells = [r1 * 9 + c1, r1 * 9 + c2, r2 * 9 + c1, r2 * 9 + c2];
-                    if cells.iter().any(|&c| s.value[c] != 0) {
-                        continue;
-                    }
-                    let common = cells.iter().fold(0x1ff, |a, &c| a & s.cand[c]);
-                    if digit_count(common) < 2 {
-                        continue;
-                    }
-                    for a in digits_of(common) {
-                        for b in digits_of(common & !((2u16 << a) - 1)) {
-                            let pair = 1u16 << a | 1 << b;
-                            rectangle(s, masks, cells, pair, out);
-                        }
-                    }
-                }
+    for cells in RECTANGLES.map(|r| r.map(usize::from)) {
+        if cells.iter().any(|&c| s.value[c] != 0) {
+            continue;
+        }
+        let common = cells.iter().fold(0x1ff, |a, &c| a & s.cand[c]);
+        if digit_count(common) < 2 {
+            continue;
+        }
+        for a in digits_of(common) {
+            for b in digits_of(common & !((2u16 << a) - 1)) {
+                let pair = 1u16 << a | 1 << b;
+                rectangle(s, masks, cells, pair, out);
             }
         }
     }
 }
+
+/// The number of rectangles that span exactly two boxes: two rows of a band and two columns
+/// of different stacks, or two columns of a stack and two rows of different bands.
+const RECTANGLE_COUNT: usize = 2 * 9 * 27;
+
+/// The four cells of every rectangle spanning two boxes, in the order rows, then columns, are
+/// chosen (`r1 < r2`, `c1 < c2`): corners `r1c1`, `r1c2`, `r2c1`, `r2c2`.
+const RECTANGLES: [[u8; 4]; RECTANGLE_COUNT] = {
+    let mut t = [[0u8; 4]; RECTANGLE_COUNT];
+    let mut n = 0;
+    let mut r1 = 0;
+    while r1 < 9 {
+        let mut r2 = r1 + 1;
+        while r2 < 9 {
+            let mut c1 = 0;
+            while c1 < 9 {
+                let mut c2 = c1 + 1;
+                while c2 < 9 {
+                    if (r1 / 3 == r2 / 3) != (c1 / 3 == c2 / 3) {
+                        t[n] = [r1 * 9 + c1, r1 * 9 + c2, r2 * 9 + c1, r2 * 9 + c2];
+                        n += 1;
+                    }
+                    c2 += 1;
+                }
+                c1 += 1;
+            }
+            r2 += 1;
+        }
+        r1 += 1;
+    }
+    assert!(n == RECTANGLE_COUNT);
+    t
+};
 
 fn rectangle(s: &State, masks: &[u128; 9], cells: [usize; 4], pair: u16, out: &mut Steps) {
     let exact: Vec4 = Vec4::of(cells, |c| s.cand[c] == pair);
