@@ -243,16 +243,21 @@ pub(super) fn hidden_singles(s: &State, boxes: bool, out: &mut Steps) {
         Technique::HiddenSingle
     };
     let mut done = 0u128;
-    for u in units {
-        // The digits with exactly one place in the unit: seen once, never twice (a placed
-        // digit has no candidate left in its units).
+    // The digits with exactly one place in each unit: seen once, never twice (a placed digit
+    // has no candidate left in its units). Found for every unit first, without a branch that
+    // depends on the board, so the units' sums overlap.
+    let mut single_digits = [0u16; 27];
+    for u in units.clone() {
         let (mut once, mut twice) = (0u16, 0u16);
         for &c in &UNITS[u] {
             let k = s.cand[usize::from(c)];
             twice |= once & k;
             once |= k;
         }
-        for d in digits_of(once & !twice) {
+        single_digits[u] = once & !twice;
+    }
+    for u in units {
+        for d in digits_of(single_digits[u]) {
             let c = (masks[d] & UNIT_MASK[u]).trailing_zeros() as usize;
             if done >> c & 1 == 0 {
                 done |= 1 << c;
