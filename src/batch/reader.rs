@@ -104,8 +104,9 @@ enum Kind<'a> {
 pub struct Reader<'a> {
     kind: Kind<'a>,
     block_size: usize,
-    /// Workers sharing the blocks, and the smallest block worth one (see [`Reader::share`]).
-    workers: usize,
+    /// A mapped block is at most this share of what is left, and at least `min_block` (see
+    /// [`Reader::share`]).
+    parts: usize,
     min_block: usize,
 }
 
@@ -133,7 +134,7 @@ impl<'a> Reader<'a> {
                         pos: 0,
                     },
                     block_size,
-                    workers: 1,
+                    parts: 1,
                     min_block: block_size,
                 });
             }
@@ -151,7 +152,7 @@ impl<'a> Reader<'a> {
                 idle: false,
             },
             block_size,
-            workers: 1,
+            parts: 1,
             min_block: block_size,
         }
     }
@@ -161,7 +162,7 @@ impl<'a> Reader<'a> {
     /// of work together instead of one of them solving a last full block alone (guided
     /// self-scheduling). A stream's size is not known, so its blocks keep their size.
     pub fn share(&mut self, workers: usize, min_block: usize, ahead: usize) {
-        self.workers = workers.max(1) * ahead.max(1);
+        self.parts = workers.max(1) * ahead.max(1);
         self.min_block = min_block.min(self.block_size);
     }
 
@@ -347,8 +348,8 @@ impl<'a> Reader<'a> {
                     return Ok(None);
                 }
                 let start = *pos;
-                let size = if self.workers > 1 {
-                    let share = (len - start) / self.workers;
+                let size = if self.parts > 1 {
+                    let share = (len - start) / self.parts;
                     block_size.min(share.max(self.min_block))
                 } else {
                     block_size
