@@ -1,7 +1,7 @@
 //! Singles, locked candidates, naked and hidden subsets, basic fish.
 
 use super::{
-    cells_of, digit_count, digits_of, is_single, State, Step, Steps, Technique, CELL_UNITS,
+    cells_of, digit_count, digits_of, is_single, Stack, State, Step, Steps, Technique, CELL_UNITS,
     UNIT_MASK,
 };
 use crate::grid::UNITS;
@@ -314,10 +314,12 @@ fn locked_digits(s: &State) -> Locked {
     // cells of column c in band k.
     let mut rows = [[0u16; 3]; 9];
     let mut cols = [[0u16; 3]; 9];
-    for (c, &k) in s.cand.iter().enumerate() {
-        let (r, col) = (c / 9, c % 9);
-        rows[r][col / 3] |= k;
-        cols[col][r / 3] |= k;
+    for r in 0..9 {
+        let line = &s.cand[9 * r..9 * r + 9];
+        for (col, &k) in line.iter().enumerate() {
+            rows[r][col / 3] |= k;
+            cols[col][r / 3] |= k;
+        }
     }
     // For a line's three segments, `at` the one in the box: (confined to it, present elsewhere).
     let split = |seg: &[u16; 3], at: usize| {
@@ -359,48 +361,58 @@ pub(super) fn locking(s: &State, direct: bool, out: &mut Steps) {
     // Pointing first (it scores lower), then claiming.
     for (pointing, found) in [(true, found.pointing), (false, found.claiming)] {
         let any = found.iter().flatten().fold(0, |a, &k| a | k);
+        // The (box, line) places the sieve kept, in the order they are walked for each digit.
+        let mut kept: Stack<(u8, u8, u16), 54> = Stack::new();
+        for (b, lines) in found.iter().enumerate() {
+            for (i, &digits) in lines.iter().enumerate() {
+                if digits != 0 {
+                    kept.push((b as u8, i as u8, digits));
+                }
+            }
+        }
         for (d, &m) in masks.iter().enumerate() {
             if any >> d & 1 == 0 {
                 continue;
             }
-            for b in 18..27 {
-                // The box's three rows, then its three columns.
-                let (band, stack) = ((b - 18) / 3 * 3, 9 + (b - 18) % 3 * 3);
-                let lines = [band, band + 1, band + 2, stack, stack + 1, stack + 2];
-                for (i, line) in lines.into_iter().enumerate() {
-                    if found[b - 18][i] >> d & 1 == 0 {
-                        continue;
-                    }
-                    let (from, to) = if pointing { (b, line) } else { (line, b) };
-                    let inter = UNIT_MASK[from] & UNIT_MASK[to];
-                    let places = m & UNIT_MASK[from];
-                    if places == 0 || places & !inter != 0 || placed[from] >> d & 1 == 1 {
-                        continue;
-                    }
-                    let elim = m & UNIT_MASK[to] & !inter;
-                    if elim == 0 {
-                        continue;
-                    }
-                    let technique = match (pointing, direct) {
-                        (true, true) => Technique::DirectPointing,
-                        (false, true) => Technique::DirectClaiming,
-                        (true, false) => Technique::Pointing,
-                        (false, false) => Technique::Claiming,
-                    };
-                    let mut step = Step::new(technique);
-                    step.eliminations[d] = elim;
-                    step.cells = places;
-                    step.digits = 1 << d;
-                    if direct {
-                        // One step per hidden single the removals leave.
-                        for c in cells_of(new_hidden_singles(&placed, d, m & !elim, elim)) {
-                            step.place = Some((c as u8, d as u8 + 1));
-                            out.push(step);
-                        }
-                        continue;
-                    }
-                    out.push(step);
+            for &(b, i, digits) in kept.as_slice() {
+                if digits >> d & 1 == 0 {
+                    continue;
                 }
+                let (b, i) = (18 + usize::from(b), usize::from(i));
+                // The box's three rows, then its three columns.
+                let line = match i {
+                    0..=2 => (b - 18) / 3 * 3 + i,
+                    _ => 9 + (b - 18) % 3 * 3 + i - 3,
+                };
+                let (from, to) = if pointing { (b, line) } else { (line, b) };
+                let inter = UNIT_MASK[from] & UNIT_MASK[to];
+                let places = m & UNIT_MASK[from];
+                if places == 0 || places & !inter != 0 || placed[from] >> d & 1 == 1 {
+                    continue;
+                }
+                let elim = m & UNIT_MASK[to] & !inter;
+                if elim == 0 {
+                    continue;
+                }
+                let technique = match (pointing, direct) {
+                    (true, true) => Technique::DirectPointing,
+                    (false, true) => Technique::DirectClaiming,
+                    (true, false) => Technique::Pointing,
+                    (false, false) => Technique::Claiming,
+                };
+                let mut step = Step::new(technique);
+                step.eliminations[d] = elim;
+                step.cells = places;
+                step.digits = 1 << d;
+                if direct {
+                    // One step per hidden single the removals leave.
+                    for c in cells_of(new_hidden_singles(&placed, d, m & !elim, elim)) {
+                        step.place = Some((c as u8, d as u8 + 1));
+                        out.push(step);
+                    }
+                    continue;
+                }
+                out.push(step);
             }
         }
         if !out.is_empty() {
