@@ -429,7 +429,22 @@ pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, units: u32, out: &m
     hidden_sets_sized(s, n, n, direct, units, out);
 }
 
-/// Hidden subsets of `min..=n` digits at once, in no set order: see [`hidden_sets`].
+/// The largest set the searches of `min..=n` members at once (trial's, which needs only what
+/// they remove, not which finds it) look for among `open` cells (lines): `n`, or half of
+/// `open` when that is less. A naked set of `s` of a unit's `open` empty cells leaves the
+/// unit's other digits a hidden set of the other `open - s` cells, and both remove the same
+/// candidates (the set's digits from the other cells); so every locked set of a unit is found
+/// by one of the two searches at half the size or less. Fish likewise, rows against columns.
+/// One size only (`min == n`, the ladder's own rungs) is searched as asked.
+fn at_most(min: usize, n: usize, open: usize) -> usize {
+    match min == n {
+        true => n,
+        false => n.min(open / 2),
+    }
+}
+
+/// Hidden subsets of `min..=n` digits at once, in no set order, sizes capped as [`at_most`]
+/// says: see [`hidden_sets`].
 pub(super) fn hidden_sets_sized(
     s: &State,
     min: usize,
@@ -445,6 +460,7 @@ pub(super) fn hidden_sets_sized(
         if free <= min {
             continue;
         }
+        let n = at_most(min, n, free);
         // The places of each digit in the unit, and the digits with 2..=n of them.
         let pos: [u16; 9] = std::array::from_fn(|d| positions(u, masks[d]));
         let mut eligible = 0u16;
@@ -501,26 +517,29 @@ pub(super) fn naked_sets(s: &State, n: usize, units: u32, out: &mut Steps) {
     naked_sets_sized(s, n, n, units, out);
 }
 
-/// Naked subsets of `min..=n` cells at once, in no set order: see [`naked_sets`].
+/// Naked subsets of `min..=n` cells at once, in no set order, sizes capped as [`at_most`] says:
+/// see [`naked_sets`].
 pub(super) fn naked_sets_sized(s: &State, min: usize, n: usize, units: u32, out: &mut Steps) {
     let masks = &s.digits;
     for (u, unit) in UNITS.iter().enumerate() {
         if units >> u & 1 == 0 {
             continue;
         }
-        let mut eligible = 0u16;
-        let mut empty = 0usize;
-        for (i, &c) in unit.iter().enumerate() {
-            let k = digit_count(s.cand[usize::from(c)]) as usize;
-            empty += usize::from(s.value[usize::from(c)] == 0);
-            if (2..=n).contains(&k) {
-                eligible |= 1 << i;
-            }
-        }
+        let empty = unit
+            .iter()
+            .filter(|&&c| s.value[usize::from(c)] == 0)
+            .count();
         if empty <= min {
             continue;
         }
+        let n = at_most(min, n, empty);
         let cands: [u16; 9] = std::array::from_fn(|i| s.cand[usize::from(unit[i])]);
+        let mut eligible = 0u16;
+        for (i, &k) in cands.iter().enumerate() {
+            if (2..=n).contains(&(digit_count(k) as usize)) {
+                eligible |= 1 << i;
+            }
+        }
         let mut found = |set: u16, digits: u16| {
             let cells = cells_at(u, set);
             let mut step = Step::new(match digit_count(set) {
@@ -555,13 +574,18 @@ pub(super) fn fish(s: &State, n: usize, digits: u16, out: &mut Steps) {
     fish_sized(s, n, n, digits, out);
 }
 
-/// Basic fish of `min..=n` lines at once, in no set order: see [`fish`].
+/// Basic fish of `min..=n` lines at once, in no set order, sizes capped as [`at_most`] says:
+/// see [`fish`]. A fish of `s` rows among the `k` rows where the digit is not placed is a fish
+/// of the other `k - s` columns, with the same removals (the rows' places lie in the `s`
+/// columns, so the other columns' places lie in the other rows).
 pub(super) fn fish_sized(s: &State, min: usize, n: usize, digits: u16, out: &mut Steps) {
     let masks = &s.digits;
     for (d, &m) in masks.iter().enumerate() {
         if digits >> d & 1 == 0 {
             continue;
         }
+        let open_rows = line_positions(m, 0).iter().filter(|&&p| p != 0).count();
+        let n = at_most(min, n, open_rows);
         for rows in [true, false] {
             let (base, cover) = if rows { (0, 9) } else { (9, 0) };
             let lines = line_positions(m, base);
@@ -682,4 +706,78 @@ mod tests {
             }
         }
     }
+
+    /// What the searches of every size at once remove (trial's, sizes capped at half the open
+    /// cells or lines) is what the searches of one size remove (2, 3 and 4, uncapped), on
+    /// boards without singles: the capped sizes lose nothing.
+    #[test]
+    fn capped_searches_of_every_size_remove_what_each_size_removes() {
+        use crate::generate::{puzzle, Mode};
+        use crate::grade::{run_rung, Rung};
+        let singles = [
+            Rung::FullHouse,
+            Rung::HiddenSingleBox,
+            Rung::HiddenSingle,
+            Rung::NakedSingle,
+        ];
+        let removed = |steps: &Steps| {
+            steps.steps().iter().fold([0u128; 9], |mut a, step| {
+                for (a, m) in a.iter_mut().zip(step.eliminations) {
+                    *a |= m;
+                }
+                a
+            })
+        };
+        let (mut boards, mut removing) = (0, 0);
+        for i in 0..300 {
+            let p = puzzle(11, i, Mode::Minimal, None);
+            let mut s = State::new(&p).expect("no clash");
+            let mut buf = Steps::new();
+            // The board after every single, then after each round of the combined searches.
+            loop {
+                buf.clear();
+                for &rung in &singles {
+                    run_rung(&s, rung, &mut buf);
+                }
+                if !buf.is_empty() {
+                    if s.apply(buf.steps()).is_err() {
+                        break;
+                    }
+                    continue;
+                }
+                if s.solved() {
+                    break;
+                }
+                let (mut each, mut upto) = (Steps::new(), Steps::new());
+                for n in 2..=4 {
+                    naked_sets(&s, n, ALL_UNITS, &mut each);
+                    hidden_sets(&s, n, false, ALL_UNITS, &mut each);
+                    fish(&s, n, 0x1ff, &mut each);
+                }
+                naked_sets_sized(&s, 2, 4, ALL_UNITS, &mut upto);
+                hidden_sets_sized(&s, 2, 4, false, ALL_UNITS, &mut upto);
+                fish_sized(&s, 2, 4, 0x1ff, &mut upto);
+                assert!(
+                    each.len() < 96 && upto.len() < 96,
+                    "{p}: too many to compare"
+                );
+                assert_eq!(removed(&upto), removed(&each), "{p}");
+                boards += 1;
+                if upto.is_empty() {
+                    break;
+                }
+                removing += 1;
+                if s.apply(upto.steps()).is_err() {
+                    break;
+                }
+            }
+        }
+        eprintln!("{boards} boards, {removing} removing");
+        assert!(
+            boards > 300 && removing > 100,
+            "{boards} boards, {removing} removing"
+        );
+    }
+
+    const ALL_UNITS: u32 = (1 << 27) - 1;
 }
