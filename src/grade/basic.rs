@@ -433,9 +433,12 @@ pub(super) fn hidden_sets(s: &State, n: usize, direct: bool, units: u32, out: &m
 /// they remove, not which finds it) look for among `open` cells (lines): `n`, or half of
 /// `open` when that is less. A naked set of `s` of a unit's `open` empty cells leaves the
 /// unit's other digits a hidden set of the other `open - s` cells, and both remove the same
-/// candidates (the set's digits from the other cells); so every locked set of a unit is found
-/// by one of the two searches at half the size or less. Fish likewise, rows against columns.
-/// One size only (`min == n`, the ladder's own rungs) is searched as asked.
+/// candidates (the set's digits from the other cells); so on a board that still has a
+/// solution, every locked set of a unit is found by one of the two searches at half the size or
+/// less. On one that has none, a complement may break Hall's condition, but then it holds a
+/// smaller locked set: the capped searches find nothing only where the uncapped ones find
+/// nothing, so a closure ends on the same board. Fish likewise, rows against columns. One size
+/// only (`min == n`, the ladder's own rungs) is searched as asked.
 fn at_most(min: usize, n: usize, open: usize) -> usize {
     match min == n {
         true => n,
@@ -709,7 +712,9 @@ mod tests {
 
     /// What the searches of every size at once remove (trial's, sizes capped at half the open
     /// cells or lines) is what the searches of one size remove (2, 3 and 4, uncapped), on
-    /// boards without singles: the capped sizes lose nothing.
+    /// boards without singles that still hold the puzzle's solution: the capped sizes lose
+    /// nothing. (On boards without a solution the removals may differ; trial's own tests
+    /// compare whole closures.)
     #[test]
     fn capped_searches_of_every_size_remove_what_each_size_removes() {
         use crate::generate::{puzzle, Mode};
