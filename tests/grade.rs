@@ -275,6 +275,21 @@ fn explain_prints_each_step_and_the_grade() {
     assert!(lines[steps.len() + 1].starts_with(&format!("grade: {:.1} ", g.se_estimate())));
 }
 
+/// `--explain` reads the whole input: with `--shard` it is refused (exit 2, nothing printed)
+/// rather than printing every shard's puzzles.
+#[test]
+fn explain_refuses_a_shard() {
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt");
+    let out = bin()
+        .args(["grade", "--explain", "--shard", "1/2"])
+        .arg(&sample)
+        .assert()
+        .code(2);
+    assert!(out.get_output().stdout.is_empty());
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("--shard"), "{err}");
+}
+
 #[test]
 fn the_long_version_names_the_grade_version() {
     let out = bin().arg("--version").assert().success();

@@ -500,18 +500,20 @@ fn run_once(
     let block_size = (SLOT_BUDGET / 2 / slots).clamp(MIN_BLOCK, MAX_BLOCK);
     // A task that may spend milliseconds per record reads small blocks, so that a file of a few
     // hundred records still spreads over every thread: at its limit where the input's length
-    // is unknown, and where a mapped file has less than `SLOW_AHEAD` blocks per thread left of
-    // what it would hold otherwise (up to `SLOW_MAPPED_BLOCK`, which keeps the cost of handing
-    // blocks over small where records are answered in microseconds). Blocks already handed out
-    // are still being answered: fast tasks shrink them to half a thread's share of what is
-    // left.
+    // is unknown (a stream), and where a mapped file has less than `SLOW_AHEAD` blocks per
+    // thread left of what it would hold otherwise (up to `SLOW_MAPPED_BLOCK`, which keeps the
+    // cost of handing blocks over small where records are answered in microseconds). Blocks
+    // already handed out are still being answered: fast tasks shrink them to half a thread's
+    // share of what is left.
     let (block_size, min_block, ahead) = match config.task.block_limit() {
-        Some(limit) if streamed => (limit, limit, SLOW_AHEAD),
         Some(limit) => (block_size.min(SLOW_MAPPED_BLOCK), limit, SLOW_AHEAD),
         None => (block_size, MIN_BLOCK, 2),
     };
     let (mut reader, name) = open_input(input, block_size)?;
     reader.share(threads, min_block, ahead);
+    if let Some(limit) = config.task.block_limit() {
+        reader.limit_streamed(limit);
+    }
     let (opened, shard) = open_records(&mut reader, &name, config)?;
     let own_format = match opened.format.name() {
         "csv" => OutputFormat::Csv,

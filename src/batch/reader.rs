@@ -162,8 +162,20 @@ impl<'a> Reader<'a> {
     /// of work together instead of one of them solving a last full block alone (guided
     /// self-scheduling). A stream's size is not known, so its blocks keep their size.
     pub fn share(&mut self, workers: usize, min_block: usize, ahead: usize) {
-        self.parts = workers.max(1) * ahead.max(1);
+        // One worker has nobody to finish with.
+        self.parts = match workers > 1 {
+            true => workers * ahead.max(1),
+            false => 1,
+        };
         self.min_block = min_block.min(self.block_size);
+    }
+
+    /// Caps a streamed input's blocks at `size` bytes (its length is unknown, so its blocks
+    /// cannot shrink towards its end); a mapped input is left as it is.
+    pub fn limit_streamed(&mut self, size: usize) {
+        if let Kind::Stream { .. } = self.kind {
+            self.block_size = self.block_size.min(size);
+        }
     }
 
     /// Input size in bytes when known (mapped files), for the progress bar.

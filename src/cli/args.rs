@@ -102,8 +102,8 @@ pub enum Command {
         #[command(flatten)]
         shard: ShardArg,
         /// Print every step of each puzzle's path, one line per step, as a hint system shows it
-        /// (line-format input; one thread).
-        #[arg(long)]
+        /// (line-format input; one thread; the whole input, so not with `--shard`).
+        #[arg(long, conflicts_with = "shard")]
         explain: bool,
     },
     /// Keep the first record of each equivalence class, in input order, each record as it came.

@@ -205,13 +205,12 @@ fn single(technique: Technique, cell: usize, d: usize) -> Step {
 pub(super) fn full_house(s: &State, out: &mut Steps) {
     let mut done = 0u128;
     let placed = placed_in_units(s);
-    // A unit's values are distinct (`State::place` refuses a digit its units hold), so one
-    // empty cell is eight digits placed, one digit missing: only such a unit needs its cells
-    // read. Found for all units first, without a branch each.
+    // A unit's values are distinct (`State::new` and `State::place` refuse a digit its units
+    // hold), so one empty cell is eight digits placed, one digit missing: only such a unit
+    // needs its cells read. Found for all units first, without a branch each.
     let mut houses = 0u32;
     for (u, &p) in placed.iter().enumerate() {
-        let missing = !p & 0x1ff;
-        houses |= u32::from(missing != 0 && missing & (missing - 1) == 0) << u;
+        houses |= u32::from((!p & 0x1ff).is_power_of_two()) << u;
     }
     while houses != 0 {
         let u = houses.trailing_zeros() as usize;

@@ -195,12 +195,12 @@ impl Task {
         }
     }
 
-    /// The most input bytes one block holds for this task where nothing says how much input is
-    /// left (a stream, a piece of text from a front end), and the least a block of a mapped
-    /// file shrinks to towards its end, where that is less than a run's own choice (64 KiB to
-    /// 1 MiB): `grade` and `rate` spend up to milliseconds per record, so blocks of about fifty
-    /// puzzle lines keep a file of a few hundred puzzles spread over every thread, and its last
-    /// block short.
+    /// About the most input bytes one block holds for this task where nothing says how much
+    /// input is left (a stream, a piece of text from a front end), and the least a block of a
+    /// mapped file shrinks to towards its end, where that is less than a run's own choice (64
+    /// KiB to 1 MiB): `grade` and `rate` spend up to milliseconds per record, so blocks of about
+    /// fifty puzzle lines keep a file of a few hundred puzzles spread over every thread, and its
+    /// last block short.
     pub(crate) fn block_limit(self) -> Option<usize> {
         self.is_slow().then_some(4 << 10)
     }
