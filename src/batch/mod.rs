@@ -505,13 +505,14 @@ fn run_once(
     // cost of handing blocks over small where records are answered in microseconds). Blocks
     // already handed out are still being answered: fast tasks shrink them to half a thread's
     // share of what is left.
-    let (block_size, min_block, ahead) = match config.task.block_limit() {
+    let slow_limit = config.task.block_limit();
+    let (block_size, min_block, ahead) = match slow_limit {
         Some(limit) => (block_size.min(SLOW_MAPPED_BLOCK), limit, SLOW_AHEAD),
         None => (block_size, MIN_BLOCK, 2),
     };
     let (mut reader, name) = open_input(input, block_size)?;
     reader.share(threads, min_block, ahead);
-    if let Some(limit) = config.task.block_limit() {
+    if let Some(limit) = slow_limit {
         reader.limit_streamed(limit);
     }
     let (opened, shard) = open_records(&mut reader, &name, config)?;
