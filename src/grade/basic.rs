@@ -1,8 +1,8 @@
 //! Singles, locked candidates, naked and hidden subsets, basic fish.
 
 use super::{
-    cells_of, digit_count, digits_of, is_single, Stack, State, Step, Steps, Technique, CELL_UNITS,
-    UNIT_MASK,
+    cells_of, digit_count, digits_of, is_single, Stack, State, Step, Steps, Technique, ALL_CELLS,
+    CELL_UNITS, UNIT_MASK,
 };
 use crate::grid::UNITS;
 
@@ -270,14 +270,18 @@ pub(super) fn hidden_singles(s: &State, boxes: bool, out: &mut Steps) {
 
 /// Naked singles: a cell with one candidate.
 pub(super) fn naked_singles(s: &State, out: &mut Steps) {
-    for c in 0..81 {
-        if s.value[c] == 0 && digit_count(s.cand[c]) == 1 {
-            out.push(single(
-                Technique::NakedSingle,
-                c,
-                s.cand[c].trailing_zeros() as usize,
-            ));
-        }
+    // The cells that are some digit's candidate once and never twice (placed cells are none's).
+    let (mut once, mut twice) = (0u128, 0u128);
+    for &m in &s.digits {
+        twice |= once & m;
+        once |= m;
+    }
+    for c in cells_of(once & !twice) {
+        out.push(single(
+            Technique::NakedSingle,
+            c,
+            s.cand[c].trailing_zeros() as usize,
+        ));
     }
 }
 
@@ -354,9 +358,57 @@ fn locked_digits(s: &State) -> Locked {
 /// line's candidates in one box). With `direct`, only those whose removals leave a hidden single,
 /// which the step places.
 pub(super) fn locking(s: &State, direct: bool, out: &mut Steps) {
+    locking_of(s, direct, &[0x1ff; 27], out);
+}
+
+/// [`locking`] (not direct) of the digits whose candidates changed in the unit they lock from
+/// (`removed`, by digit, see [`super::Todo`]): an instance whose box (pointing) or line
+/// (claiming) holds the same candidates of its digit as on a board searched before was found
+/// there, with every removal it makes.
+pub(super) fn locking_in(s: &State, removed: &[u128; 9], out: &mut Steps) {
+    if removed.iter().all(|&m| m == ALL_CELLS) {
+        return locking_of(s, false, &[0x1ff; 27], out);
+    }
+    // Bit `d` of `changed[u]`: digit `d + 1` lost a candidate in unit `u`.
+    let mut changed = [0u16; 27];
+    for (d, &m) in removed.iter().enumerate() {
+        if m == 0 {
+            continue;
+        }
+        let mut columns = 0u32;
+        for b in 0..3 {
+            let mut band = 0u32;
+            for r in 3 * b..3 * b + 3 {
+                let row = (m >> (9 * r)) as u32 & 0x1ff;
+                changed[r] |= u16::from(row != 0) << d;
+                band |= row;
+            }
+            columns |= band;
+            for k in 0..3 {
+                changed[18 + 3 * b + k] |= u16::from(band >> (3 * k) & 7 != 0) << d;
+            }
+        }
+        for c in 0..9 {
+            changed[9 + c] |= ((columns >> c & 1) as u16) << d;
+        }
+    }
+    locking_of(s, false, &changed, out);
+}
+
+/// Locked candidates of the digits `changed` names for the unit each instance locks from.
+fn locking_of(s: &State, direct: bool, changed: &[u16; 27], out: &mut Steps) {
     let masks = &s.digits;
     let placed = placed_in_units(s);
-    let found = locked_digits(s);
+    let mut found = locked_digits(s);
+    for b in 0..9 {
+        let (band, stack) = (b / 3, b % 3);
+        for i in 0..3 {
+            found.pointing[b][i] &= changed[18 + b];
+            found.pointing[b][3 + i] &= changed[18 + b];
+            found.claiming[b][i] &= changed[3 * band + i];
+            found.claiming[b][3 + i] &= changed[9 + 3 * stack + i];
+        }
+    }
     // Pointing first (it scores lower), then claiming.
     for (pointing, found) in [(true, found.pointing), (false, found.claiming)] {
         let any = found.iter().flatten().fold(0, |a, &k| a | k);

@@ -868,7 +868,7 @@ fn assumption_closure(
     // Where each rung has still to look.
     let mut todo = match closed {
         true => Todo::searched(s),
-        false => Todo::EVERYWHERE,
+        false => Todo::everywhere(),
     };
     while !t.solved() {
         buf.clear();

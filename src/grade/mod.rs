@@ -440,7 +440,7 @@ pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
     };
     let top = if unique { Rung::ALL } else { Rung::NOT_UNIQUE };
     let mut buf = Steps::new();
-    let mut todo = Todo::EVERYWHERE;
+    let mut todo = Todo::everywhere();
     // A solution's cells, by digit: assuming one of its candidates can never end in a
     // contradiction, so the rungs that assume each candidate in turn pass over them. Found
     // when the ladder first reaches them (most puzzles never do).
@@ -567,7 +567,10 @@ impl Rung {
             | Rung::HiddenQuad
             | Rung::NakedSets
             | Rung::HiddenSets
-            | Rung::Fish => Memory::Searched,
+            | Rung::Fish
+            | Rung::Locking
+            | Rung::XyWing
+            | Rung::XyzWing => Memory::Searched,
             Rung::Chains | Rung::Nishio | Rung::Als => Memory::Failed,
             _ => Memory::None,
         }
@@ -667,15 +670,15 @@ fn run_rung_in(state: &State, rung: Rung, scope: &Scope, known: &[u128; 9], out:
         Rung::DirectHiddenPair => basic::hidden_sets(state, 2, true, units, out),
         Rung::NakedSingle => basic::naked_singles(state, out),
         Rung::DirectHiddenTriple => basic::hidden_sets(state, 3, true, units, out),
-        Rung::Locking => basic::locking(state, false, out),
+        Rung::Locking => basic::locking_in(state, removed, out),
         Rung::NakedPair => basic::naked_sets(state, 2, units, out),
         Rung::XWing => basic::fish(state, 2, digits, out),
         Rung::HiddenPair => basic::hidden_sets(state, 2, false, units, out),
         Rung::NakedTriple => basic::naked_sets(state, 3, units, out),
         Rung::Swordfish => basic::fish(state, 3, digits, out),
         Rung::HiddenTriple => basic::hidden_sets(state, 3, false, units, out),
-        Rung::XyWing => wings::xy_wing(state, out),
-        Rung::XyzWing => wings::xyz_wing(state, out),
+        Rung::XyWing => wings::xy_wing(state, cells, out),
+        Rung::XyzWing => wings::xyz_wing(state, cells, out),
         Rung::UniqueRectangle => wings::unique_rectangles(state, out),
         Rung::NakedQuad => basic::naked_sets(state, 4, units, out),
         Rung::Jellyfish => basic::fish(state, 4, digits, out),
@@ -732,14 +735,26 @@ const _: () = {
 ///   found something: it applies only the lowest-scoring of what it finds, and the rest is
 ///   still there to find.
 ///
-/// Each rung keeps the candidates of the board it last looked at that way (not updated at every
-/// round: most rounds place singles, and those rungs run in few of them). Every other rung
-/// runs over the whole board whenever it is reached.
-#[derive(Clone, Copy)]
+/// Each rung keeps the board it last looked at that way (not updated at every round: most
+/// rounds place singles, and those rungs run in few of them). Every other rung runs over the
+/// whole board whenever it is reached. The boards are kept once each, however many rungs saw
+/// them (a round's rungs all see the same one), and so is the scope last worked out: the rungs
+/// of a round mostly ask for the same.
 pub(crate) struct Todo {
-    /// Per rung: the candidates of the board it can skip the unchanged part of, by digit.
-    seen: [Option<[u128; 9]>; RUNGS],
+    /// The boards some rung has seen (candidates by digit), each once.
+    boards: Stack<[u128; 9], BOARDS>,
+    /// Per rung: the board in `boards` it can skip the unchanged part of, or [`UNSEEN`].
+    seen: [u8; RUNGS],
+    /// The scope last worked out, and between which boards (in `boards`).
+    scope: Scope,
+    scope_of: (u8, u8),
 }
+
+/// A rung that has seen no board it can use (see [`Todo`]).
+const UNSEEN: u8 = u8::MAX;
+/// The most boards a [`Todo`] keeps before it drops those no rung refers to any more: more than
+/// the rungs with memory, so that the board of the round always finds room.
+const BOARDS: usize = 20;
 
 /// What a rung can skip on a board it has seen: see [`Todo`].
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -774,19 +789,29 @@ impl Scope {
 }
 
 impl Todo {
-    /// No rung has searched anything yet.
-    pub(crate) const EVERYWHERE: Todo = Todo {
-        seen: [None; RUNGS],
-    };
+    /// No rung has searched anything yet. (Not a constant: a constant is copied whole, with
+    /// `boards`' unwritten bytes.)
+    #[inline(always)]
+    pub(crate) fn everywhere() -> Todo {
+        Todo {
+            boards: Stack::new(),
+            seen: [UNSEEN; RUNGS],
+            scope: Scope::ALL,
+            scope_of: (UNSEEN, UNSEEN),
+        }
+    }
 
     /// Every subset and fish rung has searched `state` and found nothing: the board of a
     /// trial, which runs only where every lower rung has failed.
+    #[inline(always)]
     pub(crate) fn searched(state: &State) -> Todo {
-        Todo {
-            seen: std::array::from_fn(|r| {
-                (KINDS[r].memory() == Memory::Searched).then_some(state.digits)
-            }),
-        }
+        let mut todo = Todo::everywhere();
+        todo.boards.push(state.digits);
+        todo.seen = std::array::from_fn(|r| match KINDS[r].memory() {
+            Memory::Searched => 0,
+            _ => UNSEEN,
+        });
+        todo
     }
 
     /// Runs `rung` where it has still to look, passing over the candidates of `known` where it
@@ -796,19 +821,66 @@ impl Todo {
         if memory == Memory::None {
             return run_rung_in(state, rung, &Scope::ALL, known, out);
         }
-        let seen = &mut self.seen[rung as usize];
-        let scope = match seen {
-            None => Scope::ALL,
-            Some(before) => changes(before, &state.digits),
-        };
+        let now = self.board(state);
+        let seen = self.seen[rung as usize];
         let before = out.len();
-        run_rung_in(state, rung, &scope, known, out);
+        if seen == UNSEEN {
+            run_rung_in(state, rung, &Scope::ALL, known, out);
+        } else {
+            if self.scope_of != (seen, now) {
+                self.scope = changes(&self.boards.as_slice()[usize::from(seen)], &state.digits);
+                self.scope_of = (seen, now);
+            }
+            run_rung_in(state, rung, &self.scope, known, out);
+        }
         // What it saw is done with: all of it was recorded (unless `out` filled up, when some
-        // went unrecorded), or nothing was found in it.
-        *seen = match memory {
-            Memory::Searched => (out.len() < STEPS).then_some(state.digits),
-            _ => (out.len() == before).then_some(state.digits),
+        // went unrecorded), or nothing was found in it. Locking seeks claiming only where it
+        // found no pointing: then it has not searched it all.
+        let searched = || {
+            out.len() < STEPS
+                && (rung != Rung::Locking
+                    || !out.steps()[before..]
+                        .iter()
+                        .any(|s| s.technique == Technique::Pointing))
         };
+        let done = match memory {
+            Memory::Searched => searched(),
+            _ => out.len() == before,
+        };
+        self.seen[rung as usize] = if done { now } else { UNSEEN };
+    }
+
+    /// `state`'s board in `boards`, added if it is new (a board is only ever followed by boards
+    /// with fewer candidates, so a new one differs from the last).
+    fn board(&mut self, state: &State) -> u8 {
+        let boards = self.boards.as_slice();
+        if let Some(last) = boards.last() {
+            // Not `==`, which calls `memcmp`.
+            if last.iter().zip(&state.digits).all(|(a, b)| a == b) {
+                return (boards.len() - 1) as u8;
+            }
+        }
+        if self.boards.len() == BOARDS {
+            self.keep_seen();
+        }
+        self.boards.push(state.digits);
+        (self.boards.len() - 1) as u8
+    }
+
+    /// Drops the boards no rung refers to.
+    fn keep_seen(&mut self) {
+        let mut kept = Stack::new();
+        let mut to = [UNSEEN; BOARDS];
+        for seen in self.seen.iter_mut().filter(|s| **s != UNSEEN) {
+            let from = usize::from(*seen);
+            if to[from] == UNSEEN {
+                to[from] = kept.len() as u8;
+                kept.push(self.boards.as_slice()[from]);
+            }
+            *seen = to[from];
+        }
+        self.boards = kept;
+        self.scope_of = (UNSEEN, UNSEEN);
     }
 }
 
@@ -1175,11 +1247,10 @@ impl State {
     /// Whether the board is still consistent: every empty cell has a candidate, every digit a
     /// place or a value in every unit.
     pub(crate) fn check(&self) -> Result<(), Contradiction> {
-        let mut empty_dead = false;
-        for c in 0..CELLS {
-            empty_dead |= self.value[c] == 0 && self.cand[c] == 0;
-        }
-        if empty_dead {
+        // Candidates are of empty cells only: every one has some exactly when they cover
+        // `open` cells.
+        let covered = self.digits.iter().fold(0u128, |a, &m| a | m);
+        if covered.count_ones() != u32::from(self.open) {
             return Err(Contradiction);
         }
         for (unit, &placed) in UNITS.iter().zip(&self.units) {

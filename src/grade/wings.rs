@@ -6,30 +6,42 @@ use super::{
 use crate::grid::CELLS;
 
 /// XY-Wing: a pivot `xy` seeing pincers `xz` and `yz`; `z` goes from the cells seeing both
-/// pincers.
-pub(super) fn xy_wing(s: &State, out: &mut Steps) {
-    wing(s, false, out)
+/// pincers. Only wings with a cell of `changed` are sought (see [`wing`]).
+pub(super) fn xy_wing(s: &State, changed: u128, out: &mut Steps) {
+    wing(s, false, changed, out)
 }
 
 /// XYZ-Wing: a pivot `xyz` seeing pincers `xz` and `yz`; `z` goes from the cells seeing all
-/// three.
-pub(super) fn xyz_wing(s: &State, out: &mut Steps) {
-    wing(s, true, out)
+/// three. Only wings with a cell of `changed` are sought (see [`wing`]).
+pub(super) fn xyz_wing(s: &State, changed: u128, out: &mut Steps) {
+    wing(s, true, changed, out)
 }
 
-fn wing(s: &State, xyz: bool, out: &mut Steps) {
+/// The wings with at least one of their three cells in `changed`: one whose cells hold the same
+/// candidates as on a board searched before was found there, with every removal it makes (see
+/// [`super::Todo`]).
+fn wing(s: &State, xyz: bool, changed: u128, out: &mut Steps) {
     let masks = &s.digits;
-    let pivot_size = if xyz { 3 } else { 2 };
-    let mut bivalue = 0u128;
-    for c in 0..CELLS {
-        bivalue |= u128::from(digit_count(s.cand[c]) == 2) << c;
+    // Bit-sliced counts of each cell's candidates: at least one, two, three, four.
+    let (mut one, mut two, mut three, mut four) = (0u128, 0u128, 0u128, 0u128);
+    for &m in masks {
+        four |= three & m;
+        three |= two & m;
+        two |= one & m;
+        one |= m;
     }
-    for p in 0..CELLS {
+    let bivalue = two & !three;
+    let pivots = if xyz { three & !four } else { bivalue };
+    for p in cells_of(pivots) {
         let pc = s.cand[p];
-        if digit_count(pc) != pivot_size {
+        let wings = bivalue & PEERS[p];
+        let fresh = |cell: usize, cells: u128| match changed >> cell & 1 {
+            1 => cells,
+            _ => cells & changed,
+        };
+        if fresh(p, wings) == 0 {
             continue;
         }
-        let wings = bivalue & PEERS[p];
         for a in cells_of(wings) {
             let ac = s.cand[a];
             // The first pincer shares exactly one digit with the pivot (XY) or is inside it (XYZ).
@@ -37,7 +49,12 @@ fn wing(s: &State, xyz: bool, out: &mut Steps) {
             if (xyz && shared != ac) || (!xyz && digit_count(shared) != 1) {
                 continue;
             }
-            for b in cells_of(wings & !((2u128 << a) - 1)) {
+            let later = wings & !((2u128 << a) - 1);
+            let later = match changed >> p & 1 {
+                1 => later,
+                _ => fresh(a, later),
+            };
+            for b in cells_of(later) {
                 let bc = s.cand[b];
                 let (z, ok) = if xyz {
                     let z = ac & bc;
