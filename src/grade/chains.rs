@@ -916,25 +916,42 @@ pub(super) fn trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let mut settled = *solution;
     // The candidates known to end in one.
     let mut dead = [0u128; 9];
+    // Cells with fewer candidates first: a wrong one of two goes far, and the candidates its
+    // board places are settled. What goes does not depend on the order (each verdict is the
+    // closure's), and the steps are reported cell by cell below.
+    let (mut once, mut twice, mut thrice) = (0u128, 0u128, 0u128);
+    for &m in &s.digits {
+        thrice |= twice & m;
+        twice |= once & m;
+        once |= m;
+    }
+    for cells in [twice & !thrice, thrice] {
+        for c in cells_of(cells) {
+            for d in digits_of(s.cand[c]) {
+                if settled[d] >> c & 1 == 1 {
+                    continue;
+                }
+                let Some(end) = assumption_closure(s, true, c, d, &dead, &mut inner) else {
+                    dead[d] |= 1u128 << c;
+                    continue;
+                };
+                for (c2, &v) in end.value.iter().enumerate() {
+                    if v != 0 {
+                        settled[usize::from(v - 1)] |= 1u128 << c2;
+                    }
+                }
+            }
+        }
+    }
     for c in 0..CELLS {
         for d in digits_of(s.cand[c]) {
-            if settled[d] >> c & 1 == 1 {
-                continue;
-            }
-            let Some(end) = assumption_closure(s, true, c, d, &dead, &mut inner) else {
-                dead[d] |= 1u128 << c;
+            if dead[d] >> c & 1 == 1 {
                 let mut step = Step::new(Technique::Trial);
                 step.length = 1;
                 step.eliminations[d] = 1u128 << c;
                 step.cells = 1u128 << c;
                 step.digits = 1 << d;
                 out.push(step);
-                continue;
-            };
-            for (c2, &v) in end.value.iter().enumerate() {
-                if v != 0 {
-                    settled[usize::from(v - 1)] |= 1u128 << c2;
-                }
             }
         }
     }
