@@ -253,20 +253,23 @@ fn units_holding(cells: u128) -> u32 {
 const WING_MATRIX_SETS: usize = 512;
 
 /// Which pairs of sets have a restricted common digit: bit `j` of row `i` (and `i` of `j`).
+/// Only the rows of the sets found are written (zeroed), not the whole 32 KiB.
 struct WingMatrix {
-    rows: [[u64; WING_MATRIX_SETS / 64]; WING_MATRIX_SETS],
+    rows: Stack<[u64; WING_MATRIX_SETS / 64], WING_MATRIX_SETS>,
 }
 
 impl WingMatrix {
-    fn new() -> WingMatrix {
-        WingMatrix {
-            rows: [[0; WING_MATRIX_SETS / 64]; WING_MATRIX_SETS],
+    /// Makes the first `sets` rows, empty.
+    fn zero(&mut self, sets: usize) {
+        for _ in 0..sets {
+            self.rows.push([0; WING_MATRIX_SETS / 64]);
         }
     }
 
     fn join(&mut self, i: usize, j: usize) {
-        self.rows[i][j / 64] |= 1 << (j % 64);
-        self.rows[j][i / 64] |= 1 << (i % 64);
+        let rows = self.rows.as_mut_slice();
+        rows[i][j / 64] |= 1 << (j % 64);
+        rows[j][i / 64] |= 1 << (i % 64);
     }
 }
 
@@ -416,9 +419,9 @@ fn als_with(s: &State, changed: u128, out: &mut Steps, matrix_sets: usize, by_re
     // Up to `WING_MATRIX_SETS` sets, ALS-XZ's walk over the pairs also notes which sets are
     // wings of which, and ALS-XY-Wing reads its wings from that instead of walking every pair
     // again for every pivot.
-    let mut storage;
+    let mut storage = WingMatrix { rows: Stack::new() };
     let mut matrix = if sets.len() <= matrix_sets.min(WING_MATRIX_SETS) {
-        storage = WingMatrix::new();
+        storage.zero(sets.len());
         Some(&mut storage)
     } else {
         None
@@ -590,7 +593,7 @@ fn als_xy_wing(
     for (ci, (c, &c_key)) in sets.iter().zip(keys).enumerate() {
         // The sets that may be wings of this pivot, in order: its row of the matrix, or all.
         let maybe = || match matrix {
-            Some(m) => SetIndices::Row(m.rows[ci], 0),
+            Some(m) => SetIndices::Row(m.rows.as_slice()[ci], 0),
             None => SetIndices::All(0..sets.len()),
         };
         let c_cells = c.cells();

@@ -101,7 +101,9 @@ fn wing(s: &State, xyz: bool, changed: u128, out: &mut Steps) {
 /// would allow two solutions.
 pub(super) fn unique_rectangles(s: &State, out: &mut Steps) {
     let masks = &s.digits;
-    for cells in RECTANGLES.map(|r| r.map(usize::from)) {
+    for r in &RECTANGLES {
+        // Not `RECTANGLES.map(..)`, which builds the whole table anew (15 KiB) on every call.
+        let cells = r.map(usize::from);
         if cells.iter().any(|&c| s.value[c] != 0) {
             continue;
         }
