@@ -753,8 +753,7 @@ impl Bits {
 /// board with fewer candidates are more singles, not fewer.
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
-    let mut found = [(0usize, 0usize, 0u8); NODES];
-    let mut n = 0;
+    let mut found: Stack<(u8, u8, u8), NODES> = Stack::new();
     let mut low = u8::MAX;
     let bits = Bits::of(s);
     // Normally empty: the lower rungs placed every single of this board.
@@ -786,13 +785,11 @@ pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
             }
             let score = Technique::DynamicForcingChain.se() + length_tenths(2 * count + 2);
             low = low.min(score);
-            if n < found.len() {
-                found[n] = (c, d, score);
-                n += 1;
-            }
+            found.push((c as u8, d as u8, score));
         }
     }
-    for &(c, d, score) in &found[..n] {
+    for &(c, d, score) in found.as_slice() {
+        let (c, d) = (usize::from(c), usize::from(d));
         if score == low {
             let mut step = Step::new(Technique::DynamicForcingChain);
             step.tenths = score;
