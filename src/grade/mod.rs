@@ -552,7 +552,7 @@ pub(crate) enum Rung {
 
 impl Rung {
     /// What the rung can skip on a board it has seen part of: see [`Todo`].
-    fn memory(self) -> Memory {
+    const fn memory(self) -> Memory {
         match self {
             Rung::XWing
             | Rung::Swordfish
@@ -754,7 +754,15 @@ pub(crate) struct Todo {
 const UNSEEN: u8 = u8::MAX;
 /// The most boards a [`Todo`] keeps before it drops those no rung refers to any more: more than
 /// the rungs with memory, so that the board of the round always finds room.
-const BOARDS: usize = 20;
+const BOARDS: usize = 24;
+const _: () = {
+    let (mut r, mut remembering) = (0, 0);
+    while r < RUNGS {
+        remembering += !matches!(KINDS[r].memory(), Memory::None) as usize;
+        r += 1;
+    }
+    assert!(remembering < BOARDS);
+};
 
 /// What a rung can skip on a board it has seen: see [`Todo`].
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -1363,6 +1371,40 @@ mod tests {
         ] {
             let steps = same_paths(public_puzzles(file, n).into_iter());
             assert!(steps > n, "{file}: {steps} steps");
+        }
+    }
+
+    #[test]
+    fn a_todo_keeps_the_board_each_rung_saw_when_it_drops_the_others() {
+        // A board losing one candidate a round, over more rounds than a `Todo` keeps boards;
+        // rungs see them at different rounds, some never again.
+        let puzzle: Grid =
+            "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+                .parse()
+                .expect("a puzzle");
+        let mut state = State::new(&puzzle).expect("no clash");
+        let mut todo = Todo::everywhere();
+        let mut saw: [Option<[u128; 9]>; RUNGS] = [None; RUNGS];
+        let candidates: Vec<(usize, usize)> = (0..CELLS)
+            .flat_map(|c| digits_of(state.cand[c]).map(move |d| (c, d)))
+            .collect();
+        for (round, &(c, d)) in candidates.iter().take(6 * BOARDS).enumerate() {
+            state.remove(d, 1u128 << c);
+            let now = todo.board(&state);
+            assert_eq!(todo.board(&state), now, "the same board is kept once");
+            let remembering = |&r: &usize| KINDS[r].memory() != Memory::None;
+            for r in (0..RUNGS)
+                .filter(remembering)
+                .filter(|r| round % (r + 2) == 0)
+            {
+                todo.seen[r] = now;
+                saw[r] = Some(state.digits);
+            }
+            for r in 0..RUNGS {
+                let kept = (todo.seen[r] != UNSEEN)
+                    .then(|| todo.boards.as_slice()[usize::from(todo.seen[r])]);
+                assert_eq!(kept, saw[r], "rung {r} at round {round}");
+            }
         }
     }
 
