@@ -1,8 +1,8 @@
 //! Singles, locked candidates, naked and hidden subsets, basic fish.
 
 use super::{
-    cells_of, digit_count, digits_of, is_single, Stack, State, Step, Steps, Technique, ALL_CELLS,
-    CELL_UNITS, UNIT_MASK,
+    cells_of, digit_count, digits_of, is_single, Contradiction, Stack, State, Step, Steps,
+    Technique, ALL_CELLS, CELL_UNITS, UNIT_MASK,
 };
 use crate::grid::UNITS;
 
@@ -266,6 +266,54 @@ pub(super) fn hidden_singles(s: &State, boxes: bool, out: &mut Steps) {
             }
         }
     }
+}
+
+/// Every single of a board at once, for trial's closures, which apply them together: the hidden
+/// singles of every unit (a full house is one too) and the naked singles, one step per cell
+/// (the steps' names do not matter there, nor which of two clashing digits a cell gets: the
+/// other is then a dead unit of the next round). `Err` if the board is dead: an empty cell
+/// without a candidate, or a unit where a digit has neither a value nor a place. So the board
+/// of each round is checked by the same pass over the units that finds its singles.
+pub(super) fn all_singles(s: &State, out: &mut Steps) -> Result<(), Contradiction> {
+    let (mut once, mut twice) = (0u128, 0u128);
+    for &m in &s.digits {
+        twice |= once & m;
+        once |= m;
+    }
+    // Candidates are of empty cells only: every one has some exactly when they cover `open`.
+    if once.count_ones() != u32::from(s.open) {
+        return Err(Contradiction);
+    }
+    let mut single_digits = [0u16; 27];
+    let mut dead = false;
+    for (u, (unit, &placed)) in UNITS.iter().zip(&s.units).enumerate() {
+        let (mut one, mut two) = (0u16, 0u16);
+        for &c in unit {
+            let k = s.cand[usize::from(c)];
+            two |= one & k;
+            one |= k;
+        }
+        dead |= one | placed != 0x1ff;
+        single_digits[u] = one & !two;
+    }
+    if dead {
+        return Err(Contradiction);
+    }
+    let mut done = 0u128;
+    for (u, &digits) in single_digits.iter().enumerate() {
+        for d in digits_of(digits) {
+            let c = (s.digits[d] & UNIT_MASK[u]).trailing_zeros() as usize;
+            if done >> c & 1 == 0 {
+                done |= 1 << c;
+                out.push(single(Technique::HiddenSingle, c, d));
+            }
+        }
+    }
+    for c in cells_of(once & !twice & !done) {
+        let d = s.cand[c].trailing_zeros() as usize;
+        out.push(single(Technique::NakedSingle, c, d));
+    }
+    Ok(())
 }
 
 /// Naked singles: a cell with one candidate.
@@ -766,6 +814,78 @@ mod tests {
     /// boards without singles that still hold the puzzle's solution: the capped sizes lose
     /// nothing. (On boards without a solution the removals may differ; trial's own tests
     /// compare whole closures.)
+    #[test]
+    fn all_singles_finds_what_the_singles_rungs_find_and_checks_the_board() {
+        use crate::generate::{puzzle, Mode};
+        use crate::grade::{run_rung, Rung};
+        use crate::rng::SplitMix64;
+        let singles = [
+            Rung::FullHouse,
+            Rung::HiddenSingleBox,
+            Rung::HiddenSingle,
+            Rung::NakedSingle,
+        ];
+        let placements = |steps: &Steps| {
+            let mut by_cell = [0u16; 81];
+            for (c, v) in steps.steps().iter().filter_map(|s| s.place) {
+                by_cell[usize::from(c)] |= 1 << (v - 1);
+            }
+            by_cell
+        };
+        let mut rng = SplitMix64(25);
+        let (mut boards, mut dead, mut with_singles) = (0, 0, 0);
+        for i in 0..600 {
+            let p = puzzle(11, i, Mode::Minimal, None);
+            let mut s = State::new(&p).expect("no clash");
+            let mut rungs = Steps::new();
+            let mut ours = Steps::new();
+            // The boards of a path by singles, each also with a few candidates taken at random
+            // (dead boards among them).
+            loop {
+                let mut board = s;
+                for k in 0..4 {
+                    boards += 1;
+                    rungs.clear();
+                    ours.clear();
+                    for &rung in &singles {
+                        run_rung(&board, rung, &mut rungs);
+                    }
+                    let found = all_singles(&board, &mut ours);
+                    assert_eq!(found.is_err(), board.check().is_err(), "{p} ({k})");
+                    if found.is_err() {
+                        dead += 1;
+                    } else {
+                        let (theirs, ours) = (placements(&rungs), placements(&ours));
+                        with_singles += usize::from(ours != [0; 81]);
+                        for c in 0..81 {
+                            // One step a cell: one of the digits the rungs place there.
+                            assert_eq!(ours[c].count_ones(), u32::from(theirs[c] != 0), "{p}");
+                            assert_eq!(ours[c] & !theirs[c], 0, "{p}");
+                        }
+                    }
+                    let open: Vec<usize> = (0..81).filter(|&c| board.cand[c] != 0).collect();
+                    if open.is_empty() {
+                        break;
+                    }
+                    let c = open[(rng.next_u64() % open.len() as u64) as usize];
+                    let d = board.cand[c].trailing_zeros() as usize;
+                    board.remove(d, 1u128 << c);
+                }
+                rungs.clear();
+                for &rung in &singles {
+                    run_rung(&s, rung, &mut rungs);
+                }
+                if rungs.is_empty() || s.apply(rungs.steps()).is_err() {
+                    break;
+                }
+            }
+        }
+        assert!(
+            boards > 15_000 && dead > 2_000 && with_singles > 10_000,
+            "{boards} {dead} {with_singles}"
+        );
+    }
+
     #[test]
     fn capped_searches_of_every_size_remove_what_each_size_removes() {
         use crate::generate::{puzzle, Mode};

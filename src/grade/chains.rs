@@ -8,7 +8,7 @@
 //! by its shortest chain, and a round applies the eliminations of the lowest score found.
 
 use super::{
-    cells_of, digit_count, digits_of, is_single, length_tenths, patterns, run_rung, Rung, Stack,
+    basic, cells_of, digit_count, digits_of, is_single, length_tenths, patterns, Rung, Stack,
     State, Step, Steps, Technique, Todo, CELL_UNITS, PEERS, UNIT_MASK,
 };
 use crate::grid::CELLS;
@@ -810,7 +810,8 @@ const _: () = assert!(matches!(INNER[INNER.len() - 1], Rung::HiddenQuad));
 #[cfg(test)]
 const _: () = assert!(matches!(Rung::NOT_UNIQUE[INNER.len()], Rung::Chains));
 
-/// The singles, which a trial applies all at once.
+/// The singles, which a trial finds and applies all at once (`basic::all_singles`).
+#[cfg(test)]
 const TRIAL_SINGLES: &[Rung] = &[
     Rung::FullHouse,
     Rung::HiddenSingleBox,
@@ -859,7 +860,7 @@ fn assumption_closure(
     buf: &mut Steps,
 ) -> Option<State> {
     let mut t = *s;
-    if t.place(c, d).is_err() || t.check().is_err() {
+    if t.place(c, d).is_err() {
         return None;
     }
     // Where each rung has still to look.
@@ -867,10 +868,12 @@ fn assumption_closure(
         true => Todo::searched(s),
         false => Todo::everywhere(),
     };
+    // A solved board is sound (`place` refuses a digit its units hold); any other is checked
+    // by the singles' pass, so a round's board is checked before the patterns look at it.
     while !t.solved() {
         buf.clear();
-        for &rung in TRIAL_SINGLES {
-            run_rung(&t, rung, buf);
+        if basic::all_singles(&t, buf).is_err() {
+            return None;
         }
         if buf.is_empty() {
             for &rung in TRIAL_PATTERNS {
@@ -887,7 +890,7 @@ fn assumption_closure(
             step.place
                 .is_some_and(|(c, v)| dead[usize::from(v - 1)] >> c & 1 == 1)
         });
-        if places_dead || t.apply(buf.steps()).is_err() {
+        if places_dead || t.apply_unchecked(buf.steps()).is_err() {
             return None;
         }
     }
