@@ -403,10 +403,10 @@ fn locked_digits(s: &State) -> Locked {
 }
 
 /// Locked candidates: pointing (a box's candidates of a digit on one line) and claiming (a
-/// line's candidates in one box). With `direct`, only those whose removals leave a hidden single,
+/// line's candidates in one box). Direct: only those whose removals leave a hidden single,
 /// which the step places.
-pub(super) fn locking(s: &State, direct: bool, out: &mut Steps) {
-    locking_of(s, direct, &[0x1ff; 27], out);
+pub(super) fn direct_locking(s: &State, out: &mut Steps) {
+    locking_of(s, true, &[0x1ff; 27], out);
 }
 
 /// [`locking`] (not direct) of the digits whose candidates changed in the unit they lock from
@@ -443,7 +443,8 @@ pub(super) fn locking_in(s: &State, removed: &[u128; 9], out: &mut Steps) {
     locking_of(s, false, &changed, out);
 }
 
-/// Locked candidates of the digits `changed` names for the unit each instance locks from.
+/// Locked candidates (with `direct`, those that leave a hidden single, placed by the step) of
+/// the digits `changed` names for the unit each instance locks from.
 fn locking_of(s: &State, direct: bool, changed: &[u16; 27], out: &mut Steps) {
     let masks = &s.digits;
     let placed = placed_in_units(s);
@@ -809,11 +810,9 @@ mod tests {
         }
     }
 
-    /// What the searches of every size at once remove (trial's, sizes capped at half the open
-    /// cells or lines) is what the searches of one size remove (2, 3 and 4, uncapped), on
-    /// boards without singles that still hold the puzzle's solution: the capped sizes lose
-    /// nothing. (On boards without a solution the removals may differ; trial's own tests
-    /// compare whole closures.)
+    /// `all_singles` places what the four singles rungs place (one digit a cell) and reports a
+    /// dead board exactly where `State::check` does, on the boards of a path by singles and on
+    /// those boards less a few candidates taken at random.
     #[test]
     fn all_singles_finds_what_the_singles_rungs_find_and_checks_the_board() {
         use crate::generate::{puzzle, Mode};
@@ -886,6 +885,11 @@ mod tests {
         );
     }
 
+    /// What the searches of every size at once remove (trial's, sizes capped at half the open
+    /// cells or lines) is what the searches of one size remove (2, 3 and 4, uncapped), on
+    /// boards without singles that still hold the puzzle's solution: the capped sizes lose
+    /// nothing. (On boards without a solution the removals may differ; trial's own tests
+    /// compare whole closures.)
     #[test]
     fn capped_searches_of_every_size_remove_what_each_size_removes() {
         use crate::generate::{puzzle, Mode};

@@ -916,16 +916,18 @@ pub(super) fn trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let mut settled = *solution;
     // The candidates known to end in one.
     let mut dead = [0u128; 9];
-    // Cells with fewer candidates first: a wrong one of two goes far, and the candidates its
-    // board places are settled. What goes does not depend on the order (each verdict is the
-    // closure's), and the steps are reported cell by cell below.
+    // Cells with two candidates first, then every other cell with candidates: a wrong one of
+    // two goes far, and the candidates its board places are settled. What goes does not depend
+    // on the order (each verdict is the closure's), and the steps are reported cell by cell
+    // below.
     let (mut once, mut twice, mut thrice) = (0u128, 0u128, 0u128);
     for &m in &s.digits {
         thrice |= twice & m;
         twice |= once & m;
         once |= m;
     }
-    for cells in [twice & !thrice, thrice] {
+    let bivalue = twice & !thrice;
+    for cells in [bivalue, once & !bivalue] {
         for c in cells_of(cells) {
             for d in digits_of(s.cand[c]) {
                 if settled[d] >> c & 1 == 1 {

@@ -666,7 +666,7 @@ fn run_rung_in(state: &State, rung: Rung, scope: &Scope, known: &[u128; 9], out:
         Rung::FullHouse => basic::full_house(state, out),
         Rung::HiddenSingleBox => basic::hidden_singles(state, true, out),
         Rung::HiddenSingle => basic::hidden_singles(state, false, out),
-        Rung::DirectLocking => basic::locking(state, true, out),
+        Rung::DirectLocking => basic::direct_locking(state, out),
         Rung::DirectHiddenPair => basic::hidden_sets(state, 2, true, units, out),
         Rung::NakedSingle => basic::naked_singles(state, out),
         Rung::DirectHiddenTriple => basic::hidden_sets(state, 3, true, units, out),
@@ -723,9 +723,12 @@ const _: () = {
 
 /// Where the rungs have still to look for something new, as the board changes.
 ///
-/// - A subset or basic fish rung that has searched a board (and recorded all it found) finds
-///   nothing new until the board changes where it looks: a subset lies in one unit and removes
-///   only from it, a fish is of one digit ([`Memory::Searched`]).
+/// - A subset, basic fish, locked candidates or XY/XYZ-Wing rung that has searched a board (and
+///   recorded all it found, which was applied) finds nothing new until the board changes where
+///   it looks: a subset lies in one unit and removes only from it, a fish is of one digit, a
+///   locked candidate of a digit in a box or line, a wing of its three cells
+///   ([`Memory::Searched`]). Locked candidates look for claiming only where pointing found
+///   nothing: after pointing finds something, they have not searched the board.
 /// - A chain, Nishio or almost locked set rung that has found nothing on a board finds nothing
 ///   on a later board (a board with fewer candidates) from a pattern whose candidates have not
 ///   changed: the pattern, and every removal it proves, was there before. So it looks only at
@@ -767,7 +770,7 @@ const _: () = {
 /// What a rung can skip on a board it has seen: see [`Todo`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Memory {
-    /// Whatever it last found (it applies all of it): the unchanged units or digits.
+    /// Whatever it last found (it applies all of it): the unchanged units, digits or cells.
     Searched,
     /// When it last found nothing: the patterns whose candidates have not changed.
     Failed,
@@ -809,8 +812,9 @@ impl Todo {
         }
     }
 
-    /// Every subset and fish rung has searched `state` and found nothing: the board of a
-    /// trial, which runs only where every lower rung has failed.
+    /// Every rung that remembers what it searched (subsets, fish, locked candidates, wings) has
+    /// searched `state` and found nothing: the board of a trial, which runs only where every
+    /// lower rung has failed.
     #[inline(always)]
     pub(crate) fn searched(state: &State) -> Todo {
         let mut todo = Todo::everywhere();
