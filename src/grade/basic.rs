@@ -409,8 +409,8 @@ pub(super) fn direct_locking(s: &State, out: &mut Steps) {
     locking_of(s, true, &[0x1ff; 27], out);
 }
 
-/// [`locking`] (not direct) of the digits whose candidates changed in the unit they lock from
-/// (`removed`, by digit, see [`super::Todo`]): an instance whose box (pointing) or line
+/// Locked candidates (not direct) of the digits whose candidates changed in the unit they lock
+/// from (`removed`, by digit, see [`super::Todo`]): an instance whose box (pointing) or line
 /// (claiming) holds the same candidates of its digit as on a board searched before was found
 /// there, with every removal it makes.
 pub(super) fn locking_in(s: &State, removed: &[u128; 9], out: &mut Steps) {

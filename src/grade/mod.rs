@@ -847,7 +847,7 @@ impl Todo {
         }
         // What it saw is done with: all of it was recorded (unless `out` filled up, when some
         // went unrecorded), or nothing was found in it. Locking seeks claiming only where it
-        // found no pointing: then it has not searched it all.
+        // found no pointing: after finding pointing, it has not searched the board.
         let searched = || {
             out.len() < STEPS
                 && (rung != Rung::Locking
