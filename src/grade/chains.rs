@@ -8,8 +8,8 @@
 //! by its shortest chain, and a round applies the eliminations of the lowest score found.
 
 use super::{
-    basic, cells_of, digit_count, digits_of, is_single, length_tenths, patterns, Rung, Stack,
-    State, Step, Steps, Technique, Todo, CELL_UNITS, PEERS, UNIT_MASK,
+    basic, candidate_counts, cells_of, digit_count, digits_of, is_single, length_tenths, patterns,
+    Rung, Stack, State, Step, Steps, Technique, Todo, CELL_UNITS, PEERS, UNIT_MASK,
 };
 use crate::grid::CELLS;
 
@@ -182,12 +182,7 @@ pub(super) fn chains(s: &State, removed: &[u128; 9], out: &mut Steps) {
 /// has two left, and the digits (bit `d`) with a unit where they lost places and have two left.
 fn new_strong_links(s: &State, removed: &[u128; 9]) -> (bool, u16) {
     let changed = removed.iter().fold(0u128, |a, &m| a | m);
-    let (mut one, mut two, mut more) = (0u128, 0u128, 0u128);
-    for &m in &s.digits {
-        more |= two & m;
-        two |= one & m;
-        one |= m;
-    }
+    let [_, two, more, _] = candidate_counts(&s.digits);
     let new_bivalue = two & !more & changed != 0;
     let mut new_pairs = 0u16;
     for (d, &moved) in removed.iter().enumerate() {
@@ -692,11 +687,7 @@ impl Bits {
             if count > limit {
                 return (count, false); // longer than any chain that can still count
             }
-            let (mut one, mut two) = (0u128, 0u128);
-            for d in 0..9 {
-                two |= one & self.cand[d];
-                one |= self.cand[d];
-            }
+            let [one, two, ..] = candidate_counts(&self.cand);
             let all = (1u128 << CELLS) - 1;
             if all & !self.filled & !one != 0 {
                 return (count, true); // an empty cell without a candidate
@@ -810,15 +801,6 @@ const _: () = assert!(matches!(INNER[INNER.len() - 1], Rung::HiddenQuad));
 #[cfg(test)]
 const _: () = assert!(matches!(Rung::NOT_UNIQUE[INNER.len()], Rung::Chains));
 
-/// The singles, which a trial finds and applies all at once (`basic::all_singles`).
-#[cfg(test)]
-const TRIAL_SINGLES: &[Rung] = &[
-    Rung::FullHouse,
-    Rung::HiddenSingleBox,
-    Rung::HiddenSingle,
-    Rung::NakedSingle,
-];
-
 /// The other pattern rungs below the chains (uniqueness aside), cheapest first. The direct
 /// rungs are left out: locking and the hidden subsets find all they find, and the singles
 /// they leave follow in the next round. The subsets of each kind are sought together, pairs to
@@ -920,12 +902,7 @@ pub(super) fn trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
     // two goes far, and the candidates its board places are settled. What goes does not depend
     // on the order (each verdict is the closure's), and the steps are reported cell by cell
     // below.
-    let (mut once, mut twice, mut thrice) = (0u128, 0u128, 0u128);
-    for &m in &s.digits {
-        thrice |= twice & m;
-        twice |= once & m;
-        once |= m;
-    }
+    let [once, twice, thrice, _] = candidate_counts(&s.digits);
     let bivalue = twice & !thrice;
     for cells in [bivalue, once & !bivalue] {
         for c in cells_of(cells) {
@@ -1067,7 +1044,7 @@ mod tests {
             Rung::Fish => vec![Rung::XWing, Rung::Swordfish, Rung::Jellyfish],
             r => vec![*r],
         };
-        let mut ours: Vec<Rung> = TRIAL_SINGLES
+        let mut ours: Vec<Rung> = crate::grade::SINGLE_RUNGS
             .iter()
             .chain(TRIAL_PATTERNS)
             .flat_map(together)

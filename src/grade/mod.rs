@@ -695,6 +695,15 @@ fn run_rung_in(state: &State, rung: Rung, scope: &Scope, known: &[u128; 9], out:
     }
 }
 
+/// The singles rungs, which trial's assumptions find all at once (`basic::all_singles`).
+#[cfg(test)]
+pub(crate) const SINGLE_RUNGS: [Rung; 4] = [
+    Rung::FullHouse,
+    Rung::HiddenSingleBox,
+    Rung::HiddenSingle,
+    Rung::NakedSingle,
+];
+
 /// The number of rungs.
 const RUNGS: usize = Rung::Fish as usize + 1;
 
@@ -898,6 +907,40 @@ impl Todo {
 
 /// Where two boards of one puzzle, given by digit, differ. A value placed takes its cell's
 /// candidates, so it changes the cell's units too.
+/// The cells with at least one, two, three and four candidates, from the candidates by digit:
+/// bit-sliced counts, every cell at once.
+#[inline(always)]
+pub(crate) fn candidate_counts(digits: &[u128; 9]) -> [u128; 4] {
+    let (mut one, mut two, mut three, mut four) = (0u128, 0u128, 0u128, 0u128);
+    for &m in digits {
+        four |= three & m;
+        three |= two & m;
+        two |= one & m;
+        one |= m;
+    }
+    [one, two, three, four]
+}
+
+/// The units holding a cell of `cells` (bit `u` for unit `u`): rows from the cells' nine-bit
+/// rows, columns from their union, boxes from each band's.
+#[inline(always)]
+pub(crate) fn units_of(cells: u128) -> u32 {
+    let (mut rows, mut columns, mut boxes) = (0u32, 0u32, 0u32);
+    for b in 0..3 {
+        let mut band = 0u32;
+        for r in 3 * b..3 * b + 3 {
+            let row = (cells >> (9 * r)) as u32 & 0x1ff;
+            rows |= u32::from(row != 0) << r;
+            band |= row;
+        }
+        columns |= band;
+        for k in 0..3 {
+            boxes |= u32::from(band >> (3 * k) & 7 != 0) << (3 * b + k);
+        }
+    }
+    rows | columns << 9 | boxes << 18
+}
+
 fn changes(before: &[u128; 9], after: &[u128; 9]) -> Scope {
     let (mut cells, mut digits) = (0u128, 0u16);
     let removed: [u128; 9] = std::array::from_fn(|d| before[d] ^ after[d]);
@@ -913,23 +956,9 @@ fn changes(before: &[u128; 9], after: &[u128; 9]) -> Scope {
             removed,
         };
     }
-    // Rows from the cells' nine-bit rows; columns from their union; boxes from each band's.
-    let (mut rows, mut columns, mut boxes) = (0u32, 0u32, 0u32);
-    for b in 0..3 {
-        let mut band = 0u32;
-        for r in 3 * b..3 * b + 3 {
-            let row = (cells >> (9 * r)) as u32 & 0x1ff;
-            rows |= u32::from(row != 0) << r;
-            band |= row;
-        }
-        columns |= band;
-        for k in 0..3 {
-            boxes |= u32::from(band >> (3 * k) & 7 != 0) << (3 * b + k);
-        }
-    }
     Scope {
         cells,
-        units: rows | columns << 9 | boxes << 18,
+        units: units_of(cells),
         digits,
         removed,
     }

@@ -1,7 +1,8 @@
 //! XY-Wing, XYZ-Wing, and the uniqueness techniques (unique rectangles, BUG+1).
 
 use super::{
-    cells_of, digit_count, digits_of, State, Step, Steps, Technique, CELL_UNITS, PEERS, UNIT_MASK,
+    candidate_counts, cells_of, digit_count, digits_of, State, Step, Steps, Technique, CELL_UNITS,
+    PEERS, UNIT_MASK,
 };
 use crate::grid::CELLS;
 
@@ -22,14 +23,7 @@ pub(super) fn xyz_wing(s: &State, changed: u128, out: &mut Steps) {
 /// [`super::Todo`]).
 fn wing(s: &State, xyz: bool, changed: u128, out: &mut Steps) {
     let masks = &s.digits;
-    // Bit-sliced counts of each cell's candidates: at least one, two, three, four.
-    let (mut one, mut two, mut three, mut four) = (0u128, 0u128, 0u128, 0u128);
-    for &m in masks {
-        four |= three & m;
-        three |= two & m;
-        two |= one & m;
-        one |= m;
-    }
+    let [_, two, three, four] = candidate_counts(masks);
     let bivalue = two & !three;
     let pivots = if xyz { three & !four } else { bivalue };
     for p in cells_of(pivots) {
