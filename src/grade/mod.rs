@@ -1294,16 +1294,10 @@ impl State {
         if covered.count_ones() != u32::from(self.open) {
             return Err(Contradiction);
         }
-        for (unit, &placed) in UNITS.iter().zip(&self.units) {
-            let mut seen = placed;
-            for &c in unit {
-                seen |= self.cand[usize::from(c)];
-            }
-            if seen != 0x1ff {
-                return Err(Contradiction);
-            }
+        match basic::unit_digits(&self.cand, basic::Units::All).dead(&self.units) {
+            true => Err(Contradiction),
+            false => Ok(()),
         }
-        Ok(())
     }
 
     /// The grid of the values placed.
