@@ -793,25 +793,21 @@ pub(super) fn naked_sets(s: &State, n: usize, units: u32, out: &mut Steps) {
 /// see [`naked_sets`].
 pub(super) fn naked_sets_sized(s: &State, min: usize, n: usize, units: u32, out: &mut Steps) {
     let masks = &s.digits;
+    // The cells that can be members of a set of at most `k` cells: those with 2..=k candidates.
+    let [_, two, three, four, five] = candidate_counts(masks);
+    let members_upto = [0, 0, two & !three, two & !four, two & !five];
     for (u, unit) in UNITS.iter().enumerate() {
         if units >> u & 1 == 0 {
             continue;
         }
-        let empty = unit
-            .iter()
-            .filter(|&&c| s.value[usize::from(c)] == 0)
-            .count();
+        // A unit's values are distinct, so it has as many empty cells as digits not placed.
+        let empty = 9 - digit_count(s.units[u]) as usize;
         if empty <= min {
             continue;
         }
         let n = at_most(min, n, empty);
         let cands: [u16; 9] = std::array::from_fn(|i| s.cand[usize::from(unit[i])]);
-        let mut eligible = 0u16;
-        for (i, &k) in cands.iter().enumerate() {
-            if (2..=n).contains(&(digit_count(k) as usize)) {
-                eligible |= 1 << i;
-            }
-        }
+        let eligible = positions(u, members_upto[n]);
         let mut found = |set: u16, digits: u16| {
             let cells = cells_at(u, set);
             let mut step = Step::new(match digit_count(set) {

@@ -182,7 +182,7 @@ pub(super) fn chains(s: &State, removed: &[u128; 9], out: &mut Steps) {
 /// has two left, and the digits (bit `d`) with a unit where they lost places and have two left.
 fn new_strong_links(s: &State, removed: &[u128; 9]) -> (bool, u16) {
     let changed = removed.iter().fold(0u128, |a, &m| a | m);
-    let [_, two, more, _] = candidate_counts(&s.digits);
+    let [_, two, more, ..] = candidate_counts(&s.digits);
     let new_bivalue = two & !more & changed != 0;
     let mut new_pairs = 0u16;
     for (d, &moved) in removed.iter().enumerate() {
@@ -902,7 +902,7 @@ pub(super) fn trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
     // two goes far, and the candidates its board places are settled. What goes does not depend
     // on the order (each verdict is the closure's), and the steps are reported cell by cell
     // below.
-    let [once, twice, thrice, _] = candidate_counts(&s.digits);
+    let [once, twice, thrice, ..] = candidate_counts(&s.digits);
     let bivalue = twice & !thrice;
     for cells in [bivalue, once & !bivalue] {
         for c in cells_of(cells) {

@@ -905,20 +905,20 @@ impl Todo {
     }
 }
 
-/// Where two boards of one puzzle, given by digit, differ. A value placed takes its cell's
-/// candidates, so it changes the cell's units too.
-/// The cells with at least one, two, three and four candidates, from the candidates by digit:
-/// bit-sliced counts, every cell at once.
+/// The cells with at least one, two, three, four and five candidates, from the candidates by
+/// digit: bit-sliced counts, every cell at once (inlined, so a count no caller reads is not
+/// computed).
 #[inline(always)]
-pub(crate) fn candidate_counts(digits: &[u128; 9]) -> [u128; 4] {
-    let (mut one, mut two, mut three, mut four) = (0u128, 0u128, 0u128, 0u128);
+pub(crate) fn candidate_counts(digits: &[u128; 9]) -> [u128; 5] {
+    let (mut one, mut two, mut three, mut four, mut five) = (0u128, 0u128, 0u128, 0u128, 0u128);
     for &m in digits {
+        five |= four & m;
         four |= three & m;
         three |= two & m;
         two |= one & m;
         one |= m;
     }
-    [one, two, three, four]
+    [one, two, three, four, five]
 }
 
 /// The units holding a cell of `cells` (bit `u` for unit `u`): rows from the cells' nine-bit
@@ -941,6 +941,8 @@ pub(crate) fn units_of(cells: u128) -> u32 {
     rows | columns << 9 | boxes << 18
 }
 
+/// Where two boards of one puzzle, given by digit, differ. A value placed takes its cell's
+/// candidates, so it changes the cell's units too.
 fn changes(before: &[u128; 9], after: &[u128; 9]) -> Scope {
     let (mut cells, mut digits) = (0u128, 0u16);
     let removed: [u128; 9] = std::array::from_fn(|d| before[d] ^ after[d]);

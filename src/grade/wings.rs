@@ -23,7 +23,7 @@ pub(super) fn xyz_wing(s: &State, changed: u128, out: &mut Steps) {
 /// [`super::Todo`]).
 fn wing(s: &State, xyz: bool, changed: u128, out: &mut Steps) {
     let masks = &s.digits;
-    let [_, two, three, four] = candidate_counts(masks);
+    let [_, two, three, four, _] = candidate_counts(masks);
     let bivalue = two & !three;
     let pivots = if xyz { three & !four } else { bivalue };
     for p in cells_of(pivots) {
