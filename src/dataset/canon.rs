@@ -253,6 +253,18 @@ impl Canonicalizer {
 
     /// The minlex form of `grid` (see [`canonical`]).
     pub fn canonical(&mut self, grid: &Grid) -> Grid {
+        self.canonical_of(grid, false)
+    }
+
+    /// [`Canonicalizer::canonical`] of a grid whose givens do not clash (`Grid::first_clash` is
+    /// `None`), which the caller has checked: no row repeats a digit, so the first row's
+    /// search skips looking for repeats.
+    pub(crate) fn canonical_consistent(&mut self, grid: &Grid) -> Grid {
+        debug_assert!(grid.first_clash().is_none(), "{grid}");
+        self.canonical_of(grid, true)
+    }
+
+    fn canonical_of(&mut self, grid: &Grid, consistent: bool) -> Grid {
         let g = grid.cells();
         self.grids[0] = *g;
         for r in 0..9 {
@@ -264,11 +276,11 @@ impl Canonicalizer {
             let out = self.solutions.canonical(&self.grids);
             return Grid::from_cells(out).expect("labels are 1..=9");
         }
-        self.search()
+        self.search(consistent)
     }
 
-    /// The general search, on `self.grids`.
-    fn search(&mut self) -> Grid {
+    /// The general search, on `self.grids`; `consistent` if no line repeats a digit.
+    fn search(&mut self, consistent: bool) -> Grid {
         // Equal lines, and a grid equal to its transpose: see the module documentation.
         let grids = if self.grids[0] == self.grids[1] { 1 } else { 2 };
         self.twins = [
@@ -289,14 +301,16 @@ impl Canonicalizer {
                 let mask = (all >> (9 * row)) as u16 & 0x1ff;
                 let c = &mut counts[grid][row];
                 *c = std::array::from_fn(|k| ONES[usize::from(mask >> (3 * k) & 7)]);
-                let mut seen = 0u16;
                 let mut repeats = false;
-                let mut left = mask;
-                while left != 0 {
-                    let d = self.grids[grid][row * 9 + left.trailing_zeros() as usize];
-                    left &= left - 1;
-                    repeats |= seen & 1 << d != 0;
-                    seen |= 1 << d;
+                if !consistent {
+                    let mut seen = 0u16;
+                    let mut left = mask;
+                    while left != 0 {
+                        let d = self.grids[grid][row * 9 + left.trailing_zeros() as usize];
+                        left &= left - 1;
+                        repeats |= seen & 1 << d != 0;
+                        seen |= 1 << d;
+                    }
                 }
                 self.givens[grid][row] = mask;
                 self.row_givens[grid][row] = u32::from(c[0] + c[1] + c[2]);
@@ -646,12 +660,23 @@ fn refine(cand: &mut Cand, values: &[u8; 9], p: usize, len: usize) {
 /// The minlex form of `grid`, with a scratch space kept per
 /// thread, so that the batch engine's workers stop allocating after their first few puzzles.
 pub fn canonical(grid: &Grid) -> Grid {
+    with_scratch(|canon| canon.canonical(grid))
+}
+
+/// [`canonical`] of a grid the caller has checked has no clash (the `canon` and `dedupe`
+/// tasks): see [`Canonicalizer::canonical_consistent`].
+pub(crate) fn canonical_consistent(grid: &Grid) -> Grid {
+    with_scratch(|canon| canon.canonical_consistent(grid))
+}
+
+/// Runs `f` on this thread's scratch space (a fresh one if it is in use).
+fn with_scratch(f: impl FnOnce(&mut Canonicalizer) -> Grid) -> Grid {
     thread_local! {
         static SCRATCH: std::cell::RefCell<Canonicalizer> = std::cell::RefCell::new(Canonicalizer::new());
     }
     SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-        Ok(mut scratch) => scratch.canonical(grid),
-        Err(_) => Canonicalizer::new().canonical(grid),
+        Ok(mut scratch) => f(&mut scratch),
+        Err(_) => f(&mut Canonicalizer::new()),
     })
 }
 
@@ -701,7 +726,7 @@ mod tests {
                 canon.grids[1][r * 9 + c] = g[c * 9 + r];
             }
         }
-        canon.search()
+        canon.search(false)
     }
 
     #[test]
@@ -732,6 +757,34 @@ mod tests {
         assert!(!solution::is_solution_grid(&cells));
         cells[1] = 0;
         assert!(!solution::is_solution_grid(&cells));
+    }
+
+    /// Grids without a clash get the same form whether or not the caller says so (the first
+    /// row's search then skips looking for repeated digits): solution grids with every
+    /// proportion of their cells blanked, and generated minimal puzzles.
+    #[test]
+    fn consistent_grids_have_the_same_form_without_the_repeat_scan() {
+        let mut rng = crate::rng::SplitMix64(11);
+        let mut canon = Canonicalizer::new();
+        for case in 0..600u64 {
+            let solution = crate::generate::random_solution_from(case);
+            let keep = rng.next_u64() % 82;
+            let cells = std::array::from_fn(|i| match rng.next_u64() % 81 < keep {
+                true => solution[i],
+                false => 0,
+            });
+            let grid = Grid::from_cells(cells).unwrap();
+            assert!(grid.first_clash().is_none());
+            assert_eq!(
+                canon.canonical_consistent(&grid),
+                canon.canonical(&grid),
+                "{grid}"
+            );
+        }
+        for i in 0..200 {
+            let p = crate::generate::puzzle(5, i, crate::generate::Mode::Minimal, None);
+            assert_eq!(canonical_consistent(&p), canonical(&p), "{p}");
+        }
     }
 
     #[test]

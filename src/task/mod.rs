@@ -402,8 +402,10 @@ fn answer_out_of_line(task: Task, puzzle: &Grid, solution: Option<&[u8]>) -> Out
             }
             match task {
                 Task::Dedupe { exact: true } => Outcome::Class(*puzzle),
-                Task::Dedupe { exact: false } => Outcome::Class(canon::canonical(puzzle)),
-                _ => Outcome::Canonical(canon::canonical(puzzle)),
+                Task::Dedupe { exact: false } => {
+                    Outcome::Class(canon::canonical_consistent(puzzle))
+                }
+                _ => Outcome::Canonical(canon::canonical_consistent(puzzle)),
             }
         }
         Task::Rate { samples, seed } => match rate::rate(puzzle, samples, seed) {
