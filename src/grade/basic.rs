@@ -311,7 +311,7 @@ fn unit_digits_by_cell(cand: &[u16; CELLS], which: Units) -> UnitDigits {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[inline]
+#[inline(always)]
 fn unit_digits_sse2(cand: &[u16; CELLS], which: Units) -> UnitDigits {
     use std::arch::x86_64::*;
     let mut sums = UnitDigits {

@@ -410,50 +410,126 @@ impl Grade {
 
 /// Grades `puzzle`; `None` when it has no solution.
 pub fn grade(puzzle: &Grid) -> Option<Grade> {
-    grade_with(puzzle, &mut |_| {})
+    ladder(puzzle, &mut |_| {}, Solve::WhenNeeded)
 }
 
 /// Grades `puzzle` and returns its path too (for a hint system; this one allocates); `None` when
 /// it has no solution.
 pub fn explain(puzzle: &Grid) -> Option<(Grade, Vec<Step>)> {
     let mut steps = Vec::new();
-    let grade = grade_with(puzzle, &mut |s| steps.push(*s))?;
+    // Steps handed over before the puzzle is known to have no solution are dropped with the
+    // vector.
+    let grade = ladder(puzzle, &mut |s| steps.push(*s), Solve::WhenNeeded)?;
     Some((grade, steps))
 }
 
 /// Grades `puzzle`, handing each step of the path to `step` in order; `None` when it has no
 /// solution (then no step is handed over).
 pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
-    let mut solution = Grid::EMPTY;
-    let found = solver::count_into(puzzle, 2, &mut solution);
-    if found == 0 {
-        return None;
+    ladder(puzzle, step, Solve::First)
+}
+
+/// When the ladder asks the solver about the puzzle.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Solve {
+    /// Before any step, so that no step is handed over for a puzzle without a solution.
+    First,
+    /// When a rung first needs the answer: the uniqueness rungs (is the puzzle unique?) and
+    /// the rungs that assume candidates (the solution). A ladder that places every cell
+    /// without them needs no solver: its steps are deductions that hold in every solution,
+    /// and it ends on a full grid of checked placements, so that grid is the one solution.
+    WhenNeeded,
+}
+
+/// The solver's answer about the graded puzzle, found when first asked for.
+struct Answer<'a> {
+    puzzle: &'a Grid,
+    /// Whether the puzzle is unique, once the solver has run and found a solution.
+    unique: Option<bool>,
+    /// A solution's cells, by digit, once the solver has run.
+    known: [u128; 9],
+}
+
+impl Answer<'_> {
+    /// Whether the puzzle is unique; `None` if it has no solution.
+    #[inline]
+    fn unique(&mut self) -> Option<bool> {
+        match self.unique {
+            Some(unique) => Some(unique),
+            None => self.solve(),
+        }
     }
-    let unique = found == 1;
+
+    #[cold]
+    #[inline(never)]
+    fn solve(&mut self) -> Option<bool> {
+        let mut solution = Grid::EMPTY;
+        let found = solver::count_into(self.puzzle, 2, &mut solution);
+        if found == 0 {
+            return None;
+        }
+        self.known = solution_by_digit(&solution);
+        self.unique = Some(found == 1);
+        self.unique
+    }
+}
+
+/// The ladder: each round, the rungs in order until one finds something; its steps are applied.
+fn ladder(puzzle: &Grid, step: &mut dyn FnMut(&Step), solve: Solve) -> Option<Grade> {
+    let mut answer = Answer {
+        puzzle,
+        unique: None,
+        known: [0; 9],
+    };
+    if solve == Solve::First {
+        answer.unique()?;
+    }
     let mut state = State::new(puzzle)?;
     let mut grade = Grade {
         hardest: Technique::FullHouse,
         tenths: 0,
         steps: 0,
         trial_depth: 0,
-        unique,
+        unique: true,
     };
-    let top = if unique { Rung::ALL } else { Rung::NOT_UNIQUE };
     let mut buf = Steps::new();
     let mut todo = Todo::everywhere();
-    // A solution's cells, by digit: assuming one of its candidates can never end in a
-    // contradiction, so the rungs that assume each candidate in turn pass over them. Found
-    // when the ladder first reaches them (most puzzles never do).
-    let mut known = None;
-    while !state.solved() {
+    const NONE_KNOWN: [u128; 9] = [0; 9];
+    'rounds: while !state.solved() {
         buf.clear();
-        for &rung in top {
+        // Whether this round's board is known to be alive (see below): always, once the
+        // puzzle is known to have a solution.
+        let mut alive = answer.unique.is_some();
+        for &rung in Rung::ALL {
             let known = match rung {
-                Rung::Nishio | Rung::Dynamic | Rung::Trial => {
-                    known.get_or_insert_with(|| solution_by_digit(&solution))
+                Rung::UniqueRectangle | Rung::Bug => {
+                    if !answer.unique()? {
+                        continue; // the ladder without them: `Rung::NOT_UNIQUE`
+                    }
+                    alive = true;
+                    &NONE_KNOWN
                 }
-                _ => &[0; 9],
+                // A solution's cells, by digit: assuming one of its candidates can never end
+                // in a contradiction, so the rungs that assume each candidate in turn pass
+                // over them.
+                Rung::Nishio | Rung::Dynamic | Rung::Trial => {
+                    answer.unique()?;
+                    alive = true;
+                    &answer.known
+                }
+                _ => &NONE_KNOWN,
             };
+            if !alive && !rung.places_only() {
+                // Before the solver has run, the puzzle may have no solution, and then the
+                // board may die (a cell without a candidate, a digit without a place in a
+                // unit). The singles place on empty cells, checked, on any board; the other
+                // rungs are asked about live boards only, as inside trial.
+                if state.check().is_err() {
+                    answer.unique()?;
+                    break 'rounds; // sound steps never kill a board; stop rather than loop
+                }
+                alive = true;
+            }
             todo.run(&state, rung, known, &mut buf);
             if !buf.is_empty() {
                 break;
@@ -477,10 +553,15 @@ pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
             step(s);
         }
         if state.apply_unchecked(buf.steps()).is_err() {
+            // A placement clashed: only on a puzzle without a solution.
+            answer.unique()?;
             // Sound steps never clash; stop rather than loop.
             break;
         }
     }
+    // Unless the solver ran, the ladder placed every cell with deductions that hold in every
+    // solution: the puzzle is unique.
+    grade.unique = answer.unique.unwrap_or(true);
     if grade.steps == 0 {
         // A full grid: nothing to do.
         grade.tenths = 0;
@@ -576,6 +657,15 @@ impl Rung {
         }
     }
 
+    /// Whether the rung only places singles on empty cells (each placement checked), which
+    /// is safe on any board.
+    fn places_only(self) -> bool {
+        matches!(
+            self,
+            Rung::FullHouse | Rung::HiddenSingleBox | Rung::HiddenSingle | Rung::NakedSingle
+        )
+    }
+
     /// The whole ladder.
     const ALL: &'static [Rung] = &[
         Rung::FullHouse,
@@ -633,6 +723,21 @@ impl Rung {
         Rung::Trial,
     ];
 }
+
+// `Rung::NOT_UNIQUE` is `Rung::ALL` without the uniqueness rungs, in the same order: the ladder
+// of a puzzle that is not unique runs `Rung::ALL`, passing over them.
+const _: () = {
+    let (all, not_unique) = (Rung::ALL, Rung::NOT_UNIQUE);
+    let (mut i, mut j) = (0, 0);
+    while i < all.len() {
+        if !matches!(all[i], Rung::UniqueRectangle | Rung::Bug) {
+            assert!(j < not_unique.len() && all[i] as u8 == not_unique[j] as u8);
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(j == not_unique.len());
+};
 
 /// Runs the rungs of `ladder` in order until one finds something (its steps are in `out`).
 /// Returns whether any did.
@@ -1289,6 +1394,7 @@ impl State {
 
     /// Whether the board is still consistent: every empty cell has a candidate, every digit a
     /// place or a value in every unit.
+    #[inline(never)] // keeps the unit sums inlined where the singles rungs use them
     pub(crate) fn check(&self) -> Result<(), Contradiction> {
         // Candidates are of empty cells only: every one has some exactly when they cover
         // `open` cells.
@@ -1401,6 +1507,79 @@ mod tests {
             let steps = same_paths(public_puzzles(file, n).into_iter());
             assert!(steps > n, "{file}: {steps} steps");
         }
+    }
+
+    #[test]
+    fn solving_when_needed_grades_as_solving_first() {
+        // Each shipped minimal puzzle as it is (unique), with a given dropped (mostly several
+        // solutions), and with a wrong given added that clashes with none (no solution: the
+        // solution is unique and has another digit there). The ladder that asks the solver
+        // only when a rung needs it must give the same grade, the same path and `None` alike.
+        let text = include_str!("../../data/generated_minimal_2000.txt");
+        let (mut none, mut several, mut past_singles) = (0, 0, 0);
+        for (i, line) in text.lines().take(600).enumerate() {
+            let p: Grid = line.parse().expect("a puzzle");
+            let mut solution = Grid::EMPTY;
+            assert_eq!(solver::count_into(&p, 2, &mut solution), 1, "{p}");
+            let cells = p.cells();
+            let givens: Vec<usize> = (0..CELLS).filter(|&c| cells[c] != 0).collect();
+            let mut dropped = *cells;
+            dropped[givens[i % givens.len()]] = 0;
+            let mut wrong = *cells;
+            'add: for k in 0..CELLS {
+                let c = (i * 7 + k * 13) % CELLS;
+                if wrong[c] != 0 {
+                    continue;
+                }
+                for d in 1..=9u8 {
+                    let clash = (0..CELLS).any(|e| PEERS[c] >> e & 1 == 1 && cells[e] == d);
+                    if d != solution.cells()[c] && !clash {
+                        wrong[c] = d;
+                        break 'add;
+                    }
+                }
+            }
+            for cells in [*cells, dropped, wrong] {
+                let q = Grid::from_cells(cells).expect("digits");
+                let mut first = Vec::new();
+                let eager = grade_with(&q, &mut |s| first.push(*s));
+                let lazy = explain(&q);
+                assert_eq!(grade(&q), eager, "{q}");
+                match (eager, lazy) {
+                    (None, None) => {
+                        none += 1;
+                        assert!(first.is_empty(), "{q}");
+                        // How far the ladder gets before it learns there is no solution.
+                        let mut state = State::new(&q).expect("no clash");
+                        let mut buf = Steps::new();
+                        let singles = [
+                            Rung::FullHouse,
+                            Rung::HiddenSingleBox,
+                            Rung::HiddenSingle,
+                            Rung::NakedSingle,
+                        ];
+                        while !state.solved() && state.check().is_ok() {
+                            buf.clear();
+                            if !run_rungs(&state, &singles, &mut buf)
+                                || state.apply_unchecked(buf.steps()).is_err()
+                            {
+                                break;
+                            }
+                        }
+                        past_singles += usize::from(state.check().is_ok() && !state.solved());
+                    }
+                    (Some(g), Some((h, path))) => {
+                        assert_eq!((g, &first), (h, &path), "{q}");
+                        several += usize::from(!g.unique);
+                    }
+                    (eager, lazy) => panic!("{q}: {eager:?} but {:?}", lazy.map(|l| l.0)),
+                }
+            }
+        }
+        // Both kinds of puzzle the solver settles late are there in numbers.
+        assert!(none > 400 && several > 300, "{none} {several}");
+        // Some puzzles without a solution stay alive past the singles.
+        assert!(past_singles > 20, "{past_singles}");
     }
 
     #[test]
