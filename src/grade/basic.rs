@@ -133,6 +133,45 @@ pub(super) fn subsets_joining(
     }
 }
 
+/// Calls `found(size, set, union)` for each subset `set` of `1..=n` members of `eligible` whose
+/// members join into a `union` of `size + 1` bits: the almost locked sets of every size at once,
+/// in one walk (a set's smaller subsets are walked once, not once per size). The sets of each
+/// size come in increasing order, as from [`subsets_joining`] with `bits = n + 1`; the sizes
+/// interleave.
+pub(super) fn almost_locked_subsets_upto(
+    members: &[u16; 9],
+    eligible: u16,
+    n: usize,
+    found: &mut impl FnMut(usize, u16, u16),
+) {
+    fn below<F: FnMut(usize, u16, u16)>(
+        members: &[u16; 9],
+        allowed: u16,
+        (set, size, union): (u16, usize, u16),
+        n: usize,
+        found: &mut F,
+    ) {
+        for top in digits_of(allowed) {
+            let union = union | members[top];
+            let bits = digit_count(union) as usize;
+            let (set, size) = (set | 1 << top, size + 1);
+            let rest = allowed & ((1 << top) - 1);
+            // A set from here has one bit more than members, at least `bits` and at most
+            // `n + 1`, the members still to add coming from `rest`.
+            if bits > n + 1 || bits > size + 1 + digit_count(rest) as usize {
+                continue;
+            }
+            if bits == size + 1 {
+                found(size, set, union);
+            }
+            if size < n {
+                below(members, rest, (set, size, union), n, found);
+            }
+        }
+    }
+    below(members, eligible & 0x1ff, (0, 0, 0), n, found);
+}
+
 /// Column 0's cells at each set of positions (bit `i`: row `i`), for [`cells_at`].
 const COLUMN_CELLS: [u128; 512] = {
     let mut t = [0u128; 512];
@@ -965,6 +1004,23 @@ mod tests {
                     found.push((set, u))
                 });
                 assert_eq!(found, filtered, "members {members:?}, n {n}, one bit more");
+                // Every size up to `n` in one walk: each size's sets in the same order.
+                let mut sized = vec![Vec::new(); n];
+                almost_locked_subsets_upto(&members, eligible, n, &mut |size, set, u| {
+                    sized[size - 1].push((set, u))
+                });
+                for (k, found) in sized.iter().enumerate() {
+                    let filtered: Vec<(u16, u16)> = combos_within(eligible, k + 1)
+                        .filter(|&set| digit_count(union(set)) as usize == k + 2)
+                        .map(|set| (set, union(set)))
+                        .collect();
+                    assert_eq!(
+                        found,
+                        &filtered,
+                        "members {members:?}, size {} of {n}",
+                        k + 1
+                    );
+                }
             }
         }
     }

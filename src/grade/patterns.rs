@@ -9,7 +9,9 @@
 //! proves them with cell or region forcing chains (8.0 and up), which the ladder has no other rung
 //! for.
 
-use super::basic::{cells_at, combos_within, line_positions, positions, subsets_joining};
+use super::basic::{
+    almost_locked_subsets_upto, cells_at, combos_within, line_positions, positions,
+};
 use super::chains::UNITS_OF_CELL;
 use super::{
     cells_of, digit_count, digits_of, length_tenths, Stack, State, Step, Steps, Technique, PEERS,
@@ -386,18 +388,26 @@ fn als_with(s: &State, changed: u128, out: &mut Steps, matrix_sets: usize, by_re
         }
         let unit = &UNITS[u];
         let cand: [u16; 9] = std::array::from_fn(|i| s.cand[usize::from(unit[i])]);
-        for size in 1..=ALS_CELLS as usize {
+        // One walk finds every size; the sets are kept by size, in the order a walk per size
+        // finds them, so that the pairs below are met in the same order.
+        let mut by_size: [Stack<(u16, u16), 126>; ALS_CELLS as usize] =
+            std::array::from_fn(|_| Stack::new());
+        almost_locked_subsets_upto(&cand, open, ALS_CELLS as usize, &mut |size, pos, union| {
+            by_size[size - 1].push((pos, union))
+        });
+        for (i, found) in by_size.iter().enumerate() {
+            let size = i + 1;
             if size == 1 && u >= 9 {
                 continue; // a single cell is in every unit: counted once, in its row
             }
-            subsets_joining(&cand, open, size, size + 1, &mut |pos, union| {
+            for &(pos, union) in found.as_slice() {
                 let cells = cells_at(u, pos);
                 if u >= 18 && size >= 2 {
                     // A box's cells in one row or column were found in that line.
                     let r = cells.trailing_zeros() as usize / 9;
                     let c = cells.trailing_zeros() as usize % 9;
                     if cells & !UNIT_MASK[r] == 0 || cells & !UNIT_MASK[9 + c] == 0 {
-                        return;
+                        continue;
                     }
                 }
                 let set = Als {
@@ -412,7 +422,7 @@ fn als_with(s: &State, changed: u128, out: &mut Steps, matrix_sets: usize, by_re
                     false => Key::UNITS,
                 };
                 keys.push(Key::of(set, reach));
-            });
+            }
         }
     }
     let (sets, keys) = (sets.as_slice(), keys.as_slice());
