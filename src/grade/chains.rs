@@ -608,6 +608,9 @@ pub(super) const UNITS_OF_CELL: [u32; CELLS] = {
 #[derive(Clone, Copy)]
 struct Bits {
     cand: [u128; 9],
+    /// `cand` by cell (bit `d` of `cell[c]` is bit `c` of `cand[d]`): a placement clears its
+    /// cell from the digits it holds, not from all nine.
+    cell: [u16; CELLS],
     placed: [u128; 9],
     /// The cells placed, of any digit.
     filled: u128,
@@ -630,6 +633,7 @@ impl Bits {
         }
         Bits {
             cand: s.digits,
+            cell: s.cand,
             placed,
             filled,
             open,
@@ -655,15 +659,15 @@ impl Bits {
     /// places; false if a peer already holds `d`.
     fn place_marking(&mut self, c: usize, d: usize, stale: &mut [u32; 9]) -> bool {
         let cell = 1u128 << c;
-        for (e, st) in stale.iter_mut().enumerate() {
-            if self.cand[e] & cell != 0 {
-                *st |= UNITS_OF_CELL[c];
-                self.cand[e] &= !cell;
-            }
+        for e in digits_of(self.cell[c]) {
+            stale[e] |= UNITS_OF_CELL[c];
+            self.cand[e] &= !cell;
         }
+        self.cell[c] = 0;
         // The units where `d` loses a place: those of the peers that had it.
         for p in cells_of(self.cand[d] & PEERS[c]) {
             stale[d] |= UNITS_OF_CELL[p];
+            self.cell[p] &= !(1 << d);
         }
         let ok = self.placed[d] & PEERS[c] == 0;
         self.placed[d] |= cell;
