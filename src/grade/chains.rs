@@ -9,7 +9,7 @@
 
 use super::{
     basic, candidate_counts, cells_of, digit_count, digits_of, is_single, length_tenths, patterns,
-    Rung, Stack, State, Step, Steps, Technique, Todo, CELL_UNITS, PEERS, UNIT_MASK,
+    units_of, Rung, Stack, State, Step, Steps, Technique, Todo, CELL_UNITS, PEERS, UNIT_MASK,
 };
 use crate::grid::CELLS;
 
@@ -490,6 +490,13 @@ pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Ste
             continue;
         }
         let placed0 = s.placed_mask(d);
+        // The units where the digit is not placed, and those of them where it has one place or
+        // none (normally none: the singles rungs have found nothing on this board).
+        let open0 = !units_of(placed0) & ALL_UNITS;
+        let thin0 = ones(open0).fold(0u32, |t, u| {
+            let p = m0 & UNIT_MASK[u];
+            t | u32::from(p & p.wrapping_sub(1) == 0) << u
+        });
         // The cells known to end without a contradiction (as in [`trial`]).
         let mut settled = solution[d];
         for c in cells_of(m0 & !solution[d]) {
@@ -497,6 +504,11 @@ pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Ste
                 continue;
             }
             let (mut m, mut placed) = (m0 & !PEERS[c] & !(1u128 << c), placed0 | 1u128 << c);
+            let mut open = open0 & !UNITS_OF_CELL[c];
+            // The units where a wave can find a single or a dead unit: the thin ones, and those
+            // where the digit lost a place since the last wave; every other open unit still
+            // holds two places or more.
+            let mut stale = thin0 | units_of(m0 & !m);
             let mut count = 1u32;
             // A longer chain than this would score above the lowest found: not followed.
             let limit = most_placed(Technique::Nishio.se(), low, 1);
@@ -505,11 +517,8 @@ pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Ste
             let contradiction = loop {
                 let mut wave = 0u128;
                 let mut dead = false;
-                for u in &UNIT_MASK {
-                    if placed & u != 0 {
-                        continue;
-                    }
-                    let p = m & u;
+                for u in ones(stale & open) {
+                    let p = m & UNIT_MASK[u];
                     dead |= p == 0;
                     if is_single(p) {
                         wave |= p;
@@ -528,12 +537,15 @@ pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Ste
                     break false;
                 }
                 let mut clash = false;
+                let before = m;
                 for c2 in cells_of(wave) {
                     clash |= PEERS[c2] & wave != 0;
                     m &= !PEERS[c2];
                 }
                 m &= !wave;
                 placed |= wave;
+                open &= !units_of(wave);
+                stale = units_of(before & !m);
                 count += wave.count_ones();
                 if clash {
                     break true;
@@ -553,7 +565,12 @@ pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Ste
         return;
     }
     // A finned fish or a coloring wrap is a one-digit contradiction: named so where it is one.
-    let fish = patterns::finned_fish(masks);
+    // Only the digits of the steps shown need their fish.
+    let shown = found[..n]
+        .iter()
+        .filter(|&&(_, _, score)| score == low)
+        .fold(0u16, |a, &(_, d, _)| a | 1 << d);
+    let fish = patterns::finned_fish(masks, shown);
     let wraps = patterns::coloring(masks).1;
     for &(c, d, score) in &found[..n] {
         if score == low {
@@ -589,6 +606,22 @@ fn most_placed(base: u8, low: u8, per: u32) -> u32 {
         count += 1;
     }
     count
+}
+
+/// Every unit, as a set of units (bit `u` for unit `u`).
+const ALL_UNITS: u32 = (1 << 27) - 1;
+
+/// The units of a set of units (bit `u` for unit `u`), in increasing order.
+fn ones(mut units: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if units == 0 {
+            None
+        } else {
+            let u = units.trailing_zeros() as usize;
+            units &= units - 1;
+            Some(u)
+        }
+    })
 }
 
 /// The units of each cell, as a set of units (bit `u` for unit `u`).

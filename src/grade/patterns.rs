@@ -23,11 +23,13 @@ use crate::grid::{CELLS, UNITS};
 /// `n` cover lines but for some fins, all in one box. Either a fin is true, or the base lines
 /// form a basic fish; so what is in a cover line, outside the base lines, and in the fins' box
 /// (seeing every fin) goes. Sashimi fish are the case where a base line's cover cells are gone.
-/// Returns the removals, by the size of the smallest fish making each (`[n - 2][digit]`).
-pub(super) fn finned_fish(masks: &[u128; 9]) -> [[u128; 9]; 3] {
+/// Returns the removals of the digits of `digits`, by the size of the smallest fish making each
+/// (`[n - 2][digit]`).
+pub(super) fn finned_fish(masks: &[u128; 9], digits: u16) -> [[u128; 9]; 3] {
     let mut found = [[0u128; 9]; 3];
     for n in 2..=4usize {
-        for (d, &m) in masks.iter().enumerate() {
+        for d in digits_of(digits) {
+            let m = masks[d];
             for rows in [true, false] {
                 let (base, cover) = if rows { (0, 9) } else { (9, 0) };
                 let lines = line_positions(m, base);
