@@ -301,6 +301,17 @@ impl StrongLinks {
             linked: [0; 9],
         };
         let digits = if kind == Kind::X { digits } else { 0x1ff };
+        // The units where each digit has exactly two places: a strong link each.
+        let mut pairs = [0u32; 9];
+        if kind != Kind::Xy {
+            for d in digits_of(digits) {
+                for (u, unit) in UNIT_MASK.iter().enumerate() {
+                    let places = masks[d] & unit;
+                    let second = places & places.wrapping_sub(1);
+                    pairs[d] |= u32::from(second != 0 && is_single(second)) << u;
+                }
+            }
+        }
         for c in 0..CELLS {
             let linked = s.cand[c] & digits;
             for d in 0..9 {
@@ -318,9 +329,8 @@ impl StrongLinks {
                 }
                 if kind != Kind::Xy {
                     for &u in &CELL_UNITS[c] {
-                        let places = masks[d] & UNIT_MASK[usize::from(u)];
-                        let second = places & places.wrapping_sub(1);
-                        if second != 0 && is_single(second) {
+                        if pairs[d] >> u & 1 == 1 {
+                            let places = masks[d] & UNIT_MASK[usize::from(u)];
                             let c2 = (places & !(1u128 << c)).trailing_zeros() as usize;
                             links.to.push(Link {
                                 cell: c2 as u8,
