@@ -128,7 +128,23 @@ pub(super) fn subsets_joining(
             }
         }
     }
-    if n >= 1 {
+    if n == 2 {
+        // Pairs, the commonest search, without the recursion: by the higher member, then the
+        // lower, the same order.
+        let eligible = eligible & 0x1ff;
+        for b in digits_of(eligible) {
+            let high = members[b];
+            if digit_count(high) as usize > bits {
+                continue;
+            }
+            for a in digits_of(eligible & ((1 << b) - 1)) {
+                let union = high | members[a];
+                if digit_count(union) as usize == bits {
+                    found(1 << a | 1 << b, union);
+                }
+            }
+        }
+    } else if n >= 1 {
         below(members, eligible & 0x1ff, n, 0, 0, bits, found);
     }
 }
@@ -211,8 +227,13 @@ pub(super) fn positions(unit: usize, cells: u128) -> u16 {
 }
 
 /// The positions of `cells` in each of the nine lines from unit `base` (0: rows, 9: columns).
+#[inline(always)] // with `base` known, each line's positions take a shift or two
 pub(super) fn line_positions(cells: u128, base: usize) -> [u16; 9] {
-    std::array::from_fn(|i| positions(base + i, cells))
+    let mut lines = [0u16; 9];
+    for (i, line) in lines.iter_mut().enumerate() {
+        *line = positions(base + i, cells);
+    }
+    lines
 }
 
 /// The cells of unit `u` at the positions of `pos`.
