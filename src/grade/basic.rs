@@ -152,8 +152,8 @@ pub(super) fn subsets_joining(
 /// Calls `found(size, set, union)` for each subset `set` of `1..=n` members of `eligible` whose
 /// members join into a `union` of `size + 1` bits: the almost locked sets of every size at once,
 /// in one walk (a set's smaller subsets are walked once, not once per size). The sets of each
-/// size come in increasing order, as from [`subsets_joining`] with `bits = n + 1`; the sizes
-/// interleave.
+/// size `k` come in increasing order, as from [`subsets_joining`] with `n = k` and `bits = k + 1`;
+/// the sizes interleave.
 pub(super) fn almost_locked_subsets_upto(
     members: &[u16; 9],
     eligible: u16,
@@ -227,7 +227,8 @@ pub(super) fn positions(unit: usize, cells: u128) -> u16 {
 }
 
 /// The positions of `cells` in each of the nine lines from unit `base` (0: rows, 9: columns).
-#[inline(always)] // with `base` known, each line's positions take a shift or two
+// Inlined: with `base` known, each line's positions are a shift (rows) or a multiply (columns).
+#[inline(always)]
 pub(super) fn line_positions(cells: u128, base: usize) -> [u16; 9] {
     let mut lines = [0u16; 9];
     for (i, line) in lines.iter_mut().enumerate() {
