@@ -8,8 +8,9 @@
 //! by its shortest chain, and a round applies the eliminations of the lowest score found.
 
 use super::{
-    basic, candidate_counts, cells_of, digit_count, digits_of, is_single, length_tenths, patterns,
-    units_of, Rung, Stack, State, Step, Steps, Technique, Todo, CELL_UNITS, PEERS, UNIT_MASK,
+    basic, bits_of, candidate_counts, cells_of, digit_count, digits_of, is_single, length_tenths,
+    patterns, units_of, Rung, Stack, State, Step, Steps, Technique, Todo, CELL_UNITS, PEERS,
+    UNIT_MASK,
 };
 use crate::grid::CELLS;
 
@@ -503,7 +504,7 @@ pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Ste
         // The units where the digit is not placed, and those of them where it has one place or
         // none (normally none: the singles rungs have found nothing on this board).
         let open0 = !units_of(placed0) & ALL_UNITS;
-        let thin0 = ones(open0).fold(0u32, |t, u| {
+        let thin0 = bits_of(open0).fold(0u32, |t, u| {
             let p = m0 & UNIT_MASK[u];
             t | u32::from(p & p.wrapping_sub(1) == 0) << u
         });
@@ -527,7 +528,7 @@ pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Ste
             let contradiction = loop {
                 let mut wave = 0u128;
                 let mut dead = false;
-                for u in ones(stale & open) {
+                for u in bits_of(stale & open) {
                     let p = m & UNIT_MASK[u];
                     dead |= p == 0;
                     if is_single(p) {
@@ -620,19 +621,6 @@ fn most_placed(base: u8, low: u8, per: u32) -> u32 {
 
 /// Every unit, as a set of units (bit `u` for unit `u`).
 const ALL_UNITS: u32 = (1 << 27) - 1;
-
-/// The units of a set of units (bit `u` for unit `u`), in increasing order.
-fn ones(mut units: u32) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        if units == 0 {
-            None
-        } else {
-            let u = units.trailing_zeros() as usize;
-            units &= units - 1;
-            Some(u)
-        }
-    })
-}
 
 /// The units of each cell, as a set of units (bit `u` for unit `u`).
 pub(super) const UNITS_OF_CELL: [u32; CELLS] = {

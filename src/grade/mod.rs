@@ -1256,6 +1256,17 @@ pub(crate) fn cells_of(m: u128) -> impl Iterator<Item = usize> {
     })
 }
 
+/// The bits of a set of units (bit `u` for unit `u`), in increasing order.
+pub(crate) fn bits_of(mut m: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let u = m.trailing_zeros() as usize;
+            m &= m - 1;
+            u
+        })
+    })
+}
+
 /// The digits (0-8) of a candidate mask, lowest first.
 pub(crate) fn digits_of(mut m: u16) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {

@@ -14,8 +14,8 @@ use super::basic::{
 };
 use super::chains::UNITS_OF_CELL;
 use super::{
-    cells_of, digit_count, digits_of, length_tenths, Stack, State, Step, Steps, Technique, PEERS,
-    UNIT_MASK,
+    bits_of, cells_of, digit_count, digits_of, length_tenths, Stack, State, Step, Steps, Technique,
+    PEERS, UNIT_MASK,
 };
 use crate::grid::{CELLS, UNITS};
 
@@ -342,17 +342,6 @@ impl Key {
         let both = self.0 & other.0;
         (both & 0x1ff != 0) & (both >> 9 & u64::from(Key::UNITS) != 0)
     }
-}
-
-/// The bits of a unit mask, in increasing order.
-fn bits_of(mut m: u32) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (m != 0).then(|| {
-            let u = m.trailing_zeros() as usize;
-            m &= m - 1;
-            u
-        })
-    })
 }
 
 /// The cells every cell of `cells` sees.
