@@ -1286,15 +1286,13 @@ impl State {
     pub(crate) fn new(puzzle: &Grid) -> Option<State> {
         // Built in one pass over the givens, not by placing them one by one: every grade
         // starts here, and on easy puzzles the givens are about half the placements.
-        let mut value = [0u8; CELLS];
+        let value = *puzzle.cells();
+        let filled = crate::grid::givens_mask(&value);
         let mut units = [0u16; 27];
         let mut digits = [ALL_CELLS; 9];
-        let mut filled = 0u128;
         let mut open = CELLS as u8;
-        for (c, &v) in puzzle.cells().iter().enumerate() {
-            if v == 0 {
-                continue;
-            }
+        for c in cells_of(filled) {
+            let v = value[c];
             let bit = 1u16 << (v - 1);
             let [a, b, x] = CELL_UNITS[c].map(usize::from);
             if (units[a] | units[b] | units[x]) & bit != 0 {
@@ -1303,21 +1301,21 @@ impl State {
             units[a] |= bit;
             units[b] |= bit;
             units[x] |= bit;
-            value[c] = v;
             digits[usize::from(v - 1)] &= !PEERS[c];
-            filled |= 1u128 << c;
             open -= 1;
         }
         for m in &mut digits {
             *m &= !filled;
         }
-        let cand = std::array::from_fn(|c| {
-            let [a, b, x] = CELL_UNITS[c].map(usize::from);
-            match value[c] {
-                0 => 0x1ff & !(units[a] | units[b] | units[x]),
-                _ => 0,
+        // Row by row, so that each cell's units come from its position, not from a table.
+        let mut cand = [0u16; CELLS];
+        for r in 0..9 {
+            for k in 0..9 {
+                let c = 9 * r + k;
+                let free = 0x1ff & !(units[r] | units[9 + k] | units[18 + r / 3 * 3 + k / 3]);
+                cand[c] = if value[c] == 0 { free } else { 0 };
             }
-        });
+        }
         Some(State {
             cand,
             value,
@@ -1499,6 +1497,46 @@ mod tests {
             steps += path.len();
         }
         steps
+    }
+
+    /// `State::new` builds the board from the givens at once; placing them one by one on the
+    /// empty board must give the same board, and a clash must refuse the grid both ways.
+    #[test]
+    fn a_new_board_is_the_empty_board_with_the_givens_placed() {
+        let mut rng = crate::rng::SplitMix64(25);
+        let (mut clashing, mut kept) = (0, 0);
+        for _ in 0..20_000 {
+            // 0 to about 40 givens at random: many grids clash, some do not.
+            let dense = rng.next_u64() % 6;
+            let cells = std::array::from_fn(|_| match rng.next_u64() % 12 {
+                x if x <= dense => (rng.next_u64() % 9 + 1) as u8,
+                _ => 0,
+            });
+            let grid = Grid::from_cells(cells).expect("digits");
+            let mut placed = State::new(&Grid::EMPTY).expect("no givens");
+            let by_placing = cells
+                .iter()
+                .enumerate()
+                .filter(|&(_, &v)| v != 0)
+                .try_for_each(|(c, &v)| placed.place(c, usize::from(v - 1)))
+                .map(|()| placed);
+            match (State::new(&grid), by_placing) {
+                (None, Err(_)) => clashing += 1,
+                (Some(a), Ok(b)) => {
+                    assert_eq!(
+                        (a.cand, a.value, a.units, a.digits, a.open),
+                        (b.cand, b.value, b.units, b.digits, b.open),
+                        "{grid}"
+                    );
+                    kept += 1;
+                }
+                (a, b) => panic!("{grid}: new {} placing {}", a.is_some(), b.is_ok()),
+            }
+        }
+        assert!(
+            clashing > 1000 && kept > 1000,
+            "{clashing} clashing, {kept} kept"
+        );
     }
 
     #[test]
