@@ -265,7 +265,8 @@ impl Outcome {
 }
 
 /// Appends a score in tenths as `{:.1}` writes it divided by ten (`0.0` to `25.5`), without the
-/// formatting machinery: on easy puzzles formatting the float was 3% of a grade's instructions.
+/// formatting machinery: on easy puzzles, formatting the float took about 5% of a grade's
+/// instructions.
 fn push_tenths(out: &mut Vec<u8>, tenths: u8) {
     let whole = tenths / 10;
     if whole >= 10 {
