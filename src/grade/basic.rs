@@ -256,6 +256,26 @@ fn placed_in_units(s: &State) -> [u16; 27] {
     s.units
 }
 
+/// The cells a singles rung has placed this round, as two words: testing a bit of a `u128` at a
+/// variable position takes several instructions, of a `u64` one.
+#[derive(Default)]
+struct Placed([u64; 2]);
+
+impl Placed {
+    /// Adds cell `c`; false if it was there already.
+    #[inline(always)]
+    fn insert(&mut self, c: usize) -> bool {
+        let (word, bit) = (c / 64, 1u64 << (c % 64));
+        let new = self.0[word] & bit == 0;
+        self.0[word] |= bit;
+        new
+    }
+
+    fn cells(&self) -> u128 {
+        u128::from(self.0[0]) | u128::from(self.0[1]) << 64
+    }
+}
+
 fn single(technique: Technique, cell: usize, d: usize) -> Step {
     let mut s = Step::new(technique);
     s.place = Some((cell as u8, d as u8 + 1));
@@ -264,7 +284,7 @@ fn single(technique: Technique, cell: usize, d: usize) -> Step {
 
 /// Full house: the last empty cell of a unit.
 pub(super) fn full_house(s: &State, out: &mut Steps) {
-    let mut done = 0u128;
+    let mut done = Placed::default();
     let placed = placed_in_units(s);
     // A unit's values are distinct (`State::new` and `State::place` refuse a digit its units
     // hold), so one empty cell is eight digits placed, one digit missing: only such a unit
@@ -283,8 +303,7 @@ pub(super) fn full_house(s: &State, out: &mut Steps) {
         else {
             continue;
         };
-        if done >> c & 1 == 0 {
-            done |= 1 << c;
+        if done.insert(c) {
             let missing = !placed[u] & 0x1ff;
             let mut step = single(Technique::FullHouse, c, missing.trailing_zeros() as usize);
             step.unit = Some(u as u8);
@@ -502,15 +521,14 @@ pub(super) fn hidden_singles(s: &State, boxes: bool, out: &mut Steps) {
     } else {
         Technique::HiddenSingle
     };
-    let mut done = 0u128;
+    let mut done = Placed::default();
     // The digits with exactly one place in each unit: seen once, never twice (a placed digit
     // has no candidate left in its units).
     let sums = unit_digits(&s.cand, which);
     for u in units {
         for d in digits_of(sums.single(u)) {
             let c = (masks[d] & UNIT_MASK[u]).trailing_zeros() as usize;
-            if done >> c & 1 == 0 {
-                done |= 1 << c;
+            if done.insert(c) {
                 let mut step = single(technique, c, d);
                 step.unit = Some(u as u8);
                 out.push(step);
@@ -535,17 +553,16 @@ pub(super) fn all_singles(s: &State, out: &mut Steps) -> Result<(), Contradictio
     if sums.dead(&s.units) {
         return Err(Contradiction);
     }
-    let mut done = 0u128;
+    let mut done = Placed::default();
     for u in 0..27 {
         for d in digits_of(sums.single(u)) {
             let c = (s.digits[d] & UNIT_MASK[u]).trailing_zeros() as usize;
-            if done >> c & 1 == 0 {
-                done |= 1 << c;
+            if done.insert(c) {
                 out.push(single(Technique::HiddenSingle, c, d));
             }
         }
     }
-    for c in cells_of(once & !twice & !done) {
+    for c in cells_of(once & !twice & !done.cells()) {
         let d = s.cand[c].trailing_zeros() as usize;
         out.push(single(Technique::NakedSingle, c, d));
     }
