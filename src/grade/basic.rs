@@ -256,8 +256,9 @@ fn placed_in_units(s: &State) -> [u16; 27] {
     s.units
 }
 
-/// The cells a singles rung has placed this round, as two words: testing a bit of a `u128` at a
-/// variable position takes several instructions, of a `u64` one.
+/// The cells the singles (the rungs, and trial's pass over each assumption) have placed this
+/// round, as two words: testing a bit of a `u128` at a variable position takes several
+/// instructions, of a `u64` one.
 #[derive(Default)]
 struct Placed([u64; 2]);
 

@@ -1398,7 +1398,8 @@ impl State {
     pub(crate) fn apply_unchecked(&mut self, steps: &[Step]) -> Result<(), Contradiction> {
         for s in steps {
             // Most steps are singles, which remove nothing: their technique says so without
-            // reading the nine removal masks.
+            // reading the nine removal masks (a single is built without removals, and one
+            // per cell never fills the buffer, whose last slot alone merges steps).
             if s.technique.is_single() {
                 debug_assert_eq!(s.eliminations, [0; 9], "{s:?}");
                 continue;
