@@ -597,11 +597,12 @@ const TRIAL2_TENTHS: u8 = 105;
 impl Grade {
     fn note(&mut self, s: &Step) {
         self.steps += 1;
-        if s.tenths > self.tenths || (s.tenths == self.tenths && s.technique > self.hardest) {
+        // The score decides, then the technique's place in the ladder: a technique with a
+        // lower score never replaces the hardest. One comparison of (score, technique) keys.
+        let key = |tenths: u8, t: Technique| u16::from(tenths) << 8 | t as u16;
+        if key(s.tenths, s.technique) > key(self.tenths, self.hardest) {
             self.tenths = s.tenths;
             self.hardest = s.technique;
-        } else if s.technique > self.hardest && self.hardest != Technique::Trial {
-            // The score decides; a technique with a lower score never replaces the hardest.
         }
     }
 }
