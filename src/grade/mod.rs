@@ -122,8 +122,9 @@ impl Technique {
         Technique::Trial,
     ];
 
-    /// Whether the technique is a single: it places a digit and removes nothing.
-    pub(crate) fn is_single(self) -> bool {
+    /// Whether the technique is a single: it places a digit and removes nothing (the
+    /// techniques of the rungs that [`Rung::places_only`]).
+    pub(crate) fn places_only(self) -> bool {
         use Technique::*;
         matches!(
             self,
@@ -1401,7 +1402,7 @@ impl State {
             // Most steps are singles, which remove nothing: their technique says so without
             // reading the nine removal masks (a single is built without removals, and one
             // per cell never fills the buffer, whose last slot alone merges steps).
-            if s.technique.is_single() {
+            if s.technique.places_only() {
                 debug_assert_eq!(s.eliminations, [0; 9], "{s:?}");
                 continue;
             }
