@@ -493,9 +493,11 @@ fn record(
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
 pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Steps) {
     let masks = &s.digits;
-    let mut found = [(0usize, 0usize, 0u8); NODES];
-    let mut n = 0;
+    // Each candidate is assumed once at most: `NODES` entries hold them all.
+    let mut found: Stack<(u8, u8, u8), NODES> = Stack::new();
     let mut low = u8::MAX;
+    // A longer chain than this would score above the lowest found: not followed.
+    let mut limit = u32::MAX;
     for (d, &m0) in masks.iter().enumerate() {
         if digits >> d & 1 == 0 {
             continue;
@@ -521,8 +523,6 @@ pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Ste
             // holds two places or more.
             let mut stale = thin0 | units_of(m0 & !m);
             let mut count = 1u32;
-            // A longer chain than this would score above the lowest found: not followed.
-            let limit = most_placed(Technique::Nishio.se(), low, 1);
             // In waves, each from the last wave's board, so the count is the same in any cell
             // order.
             let contradiction = loop {
@@ -564,26 +564,28 @@ pub(super) fn nishio(s: &State, solution: &[u128; 9], digits: u16, out: &mut Ste
             };
             if contradiction {
                 let score = Technique::Nishio.se() + length_tenths(count + 1);
-                low = low.min(score);
-                if n < found.len() {
-                    found[n] = (c, d, score);
-                    n += 1;
+                if score < low {
+                    low = score;
+                    limit = most_placed(Technique::Nishio.se(), low, 1);
                 }
+                found.push((c as u8, d as u8, score));
             }
         }
     }
-    if n == 0 {
+    if found.is_empty() {
         return;
     }
     // A finned fish or a coloring wrap is a one-digit contradiction: named so where it is one.
     // Only the digits of the steps shown need their fish.
-    let shown = found[..n]
+    let shown = found
+        .as_slice()
         .iter()
         .filter(|&&(_, _, score)| score == low)
         .fold(0u16, |a, &(_, d, _)| a | 1 << d);
     let fish = patterns::finned_fish(masks, shown);
     let wraps = patterns::coloring(masks).1;
-    for &(c, d, score) in &found[..n] {
+    for &(c, d, score) in found.as_slice() {
+        let (c, d) = (usize::from(c), usize::from(d));
         if score == low {
             let technique = if fish[0][d] >> c & 1 == 1 {
                 Technique::FinnedXWing
@@ -781,6 +783,8 @@ impl Bits {
 pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let mut found: Stack<(u8, u8, u8), NODES> = Stack::new();
     let mut low = u8::MAX;
+    // A longer chain than this would score above the lowest found: not followed.
+    let mut limit = u32::MAX;
     let bits = Bits::of(s);
     // Normally empty: the lower rungs placed every single of this board.
     let thin = bits.thin_units();
@@ -792,7 +796,6 @@ pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
                 continue;
             }
             let mut t = bits;
-            let limit = most_placed(Technique::DynamicForcingChain.se(), low, 2);
             let mut stale = thin;
             let (count, contradiction) = if t.place_marking(c, d, &mut stale) {
                 t.singles(stale, limit)
@@ -810,7 +813,10 @@ pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
                 continue;
             }
             let score = Technique::DynamicForcingChain.se() + length_tenths(2 * count + 2);
-            low = low.min(score);
+            if score < low {
+                low = score;
+                limit = most_placed(Technique::DynamicForcingChain.se(), low, 2);
+            }
             found.push((c as u8, d as u8, score));
         }
     }

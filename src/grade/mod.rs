@@ -1091,7 +1091,7 @@ fn changes(before: &[u128; 9], after: &[u128; 9]) -> Scope {
 /// searches keep their sets, queues and steps in these.
 pub(crate) struct Stack<T: Copy, const N: usize> {
     buf: [MaybeUninit<T>; N],
-    /// Written only by `push` and `clear`: the unsafe reads below rely on it counting written
+    /// Written only by `push`, `push_copies` and `clear`: the unsafe reads below rely on it counting written
     /// entries only (the grading modules can see it, and none touches it).
     len: usize,
 }
@@ -1107,6 +1107,11 @@ impl<T: Copy, const N: usize> Stack<T, N> {
     pub(crate) fn push(&mut self, value: T) {
         self.buf[self.len].write(value);
         self.len += 1;
+    }
+    /// Appends `n` copies of `value` in one fill (a `memset` for zeros); panics past `N`.
+    pub(crate) fn push_copies(&mut self, value: T, n: usize) {
+        self.buf[self.len..self.len + n].fill(MaybeUninit::new(value));
+        self.len += n;
     }
     pub(crate) fn clear(&mut self) {
         self.len = 0;

@@ -474,17 +474,28 @@ fn als_xz(
     // with the later sets that share a unit with it that way for one of its digits, which
     // are the pairs with a restricted common digit, less those that overlap (from the sets of
     // each cell, `by_cell`).
-    let mut by_place = [[[0u64; WING_MATRIX_SETS / 64]; 9]; 27];
-    let mut by_cell = [[0u64; WING_MATRIX_SETS / 64]; CELLS];
+    // Rows of `words` 64-bit words (one bit per set), zeroed only that far: the sets are
+    // usually far fewer than there is room for (zeroing all 20 KiB was 6% of the rung).
+    let words = sets.len().div_ceil(64);
+    let mut place_rows: Stack<u64, { 27 * 9 * WING_MATRIX_SETS / 64 }> = Stack::new();
+    let mut cell_rows: Stack<u64, { CELLS * WING_MATRIX_SETS / 64 }> = Stack::new();
+    if noting {
+        place_rows.push_copies(0, 27 * 9 * words);
+        cell_rows.push_copies(0, CELLS * words);
+    }
+    // `by_place[(u * 9 + x) * words..][..words]` for unit `u` and digit `x`; `by_cell[c *
+    // words..][..words]` for cell `c`.
+    let (by_place, by_cell) = (place_rows.as_mut_slice(), cell_rows.as_mut_slice());
     if noting {
         for (k, set) in sets.iter().enumerate() {
             let cells = set.cells();
+            let bit = 1 << (k % 64);
             for c in cells_of(cells) {
-                by_cell[c][k / 64] |= 1 << (k % 64);
+                by_cell[c * words + k / 64] |= bit;
             }
             for x in digits_of(set.cand) {
                 for u in bits_of(units_holding(cells & masks[x])) {
-                    by_place[u][x][k / 64] |= 1 << (k % 64);
+                    by_place[(u * 9 + x) * words + k / 64] |= bit;
                 }
             }
         }
@@ -494,24 +505,26 @@ fn als_xz(
         let a_seen = seen_by_each(a_cells, a.cand, masks);
         let later = if noting {
             // Only the words of the later sets.
-            let words = (i + 1) / 64..sets.len().div_ceil(64);
+            let span = (i + 1) / 64..words;
             let mut row = [0u64; WING_MATRIX_SETS / 64];
             for x in digits_of(a.cand) {
                 for u in bits_of(units_holding(a_cells & masks[x])) {
-                    for w in words.clone() {
-                        row[w] |= by_place[u][x][w];
+                    let place = &by_place[(u * 9 + x) * words..][..words];
+                    for w in span.clone() {
+                        row[w] |= place[w];
                     }
                 }
             }
             for c in cells_of(a_cells) {
-                for w in words.clone() {
-                    row[w] &= !by_cell[c][w];
+                let cell = &by_cell[c * words..][..words];
+                for w in span.clone() {
+                    row[w] &= !cell[w];
                 }
             }
             if let Some(r) = row.get_mut((i + 1) / 64) {
                 *r &= !0u64 << ((i + 1) % 64);
             }
-            SetIndices::Row(row, words.start)
+            SetIndices::Row(row, span.start)
         } else {
             SetIndices::All(i + 1..sets.len())
         };
