@@ -14,8 +14,13 @@ fn checked(text: &str) -> Grade {
     let s = solution.cells();
     let mut steps = 0u32;
     let mut last = 0u8;
+    // Each step of the path once, however many of its units show its pattern (a step's
+    // removals and placement are then made, so no step can recur).
+    let mut path: Vec<sudoku_batch::grade::Step> = Vec::new();
     let g = grade_with(&puzzle, &mut |step| {
         steps += 1;
+        assert!(!path.contains(step), "{text}: {step} twice");
+        path.push(*step);
         if let Some((c, d)) = step.place {
             assert_eq!(s[usize::from(c)], d, "{text}: {step} places a wrong digit");
         }

@@ -559,12 +559,25 @@ fn ladder(puzzle: &Grid, step: &mut dyn FnMut(&Step), solve: Solve) -> Option<Gr
             step(&s);
             break;
         }
-        for s in buf.steps() {
+        let mut take = |s: &Step| {
             grade.note(s);
             if s.technique == Technique::Trial {
                 grade.trial_depth = grade.trial_depth.max(s.length);
             }
             step(s);
+        };
+        let steps = buf.steps();
+        // A round's steps are one rung's. The singles rungs skip the cells they placed this
+        // round (`basic::Placed`); a pattern can be found in two of its units (a hidden pair
+        // in a box and in the line its cells share), and is one step.
+        if steps[0].technique.places_only() {
+            steps.iter().for_each(take);
+        } else {
+            for (i, s) in steps.iter().enumerate() {
+                if !steps[..i].contains(s) {
+                    take(s);
+                }
+            }
         }
         if state.apply_unchecked(buf.steps()).is_err() {
             // A placement clashed: only on a puzzle without a solution.
@@ -1494,7 +1507,13 @@ mod tests {
                 path.push(Step::new(Technique::Trial)); // depth 2 or more: compared by kind
                 break;
             }
-            path.extend_from_slice(buf.steps());
+            // Each step once in a round, as the ladder hands them over.
+            let round = path.len();
+            for s in buf.steps() {
+                if !path[round..].contains(s) {
+                    path.push(*s);
+                }
+            }
             state.apply_unchecked(buf.steps()).expect("sound steps");
         }
         path
