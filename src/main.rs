@@ -61,11 +61,6 @@ fn main() -> ExitCode {
         flags::Command::Man => {
             print_generated(|out| clap_mangen::Man::new(flags::Cli::command()).render(out))
         }
-        flags::Command::Grade {
-            explain: true,
-            ref common,
-            ..
-        } => run_explain(common),
         ref command => run_batch(command),
     };
     match result {
@@ -75,62 +70,6 @@ fn main() -> ExitCode {
             ExitCode::from(code)
         }
     }
-}
-
-/// `grade --explain`: each puzzle of a line-format input, then its path, one step a line.
-fn run_explain(common: &flags::Common) -> Result<ExitCode, Failure> {
-    let io = |e: std::io::Error| Failure {
-        message: e.to_string(),
-        code: 1,
-    };
-    let text = match &common.input {
-        Some(p) if p.as_os_str() != "-" => {
-            std::fs::read(p).map_err(|e| Failure::usage(format!("{}: {e}", p.display())))?
-        }
-        _ => {
-            let mut t = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin(), &mut t).map_err(io)?;
-            t
-        }
-    };
-    let mut out = String::new();
-    let mut failed = false;
-    for (line, puzzle) in sudoku_batch::line_puzzles(&text) {
-        use std::fmt::Write as _;
-        let Ok(puzzle) = puzzle else {
-            let _ = writeln!(out, "line {line}: invalid: {}", puzzle.unwrap_err());
-            failed = true;
-            continue;
-        };
-        let _ = writeln!(out, "{puzzle}");
-        match sudoku_batch::grade::explain(&puzzle) {
-            Some((grade, steps)) => {
-                for (i, step) in steps.iter().enumerate() {
-                    let _ = writeln!(out, "{:4}. {step}", i + 1);
-                }
-                let _ = writeln!(
-                    out,
-                    "grade: {:.1} {} {} ({} steps)\n",
-                    grade.se_estimate(),
-                    grade.band(),
-                    grade.hardest_text(),
-                    grade.steps
-                );
-            }
-            None => {
-                let _ = writeln!(out, "unsolvable\n");
-                failed = true;
-            }
-        }
-    }
-    match &common.output {
-        Some(p) if p.as_os_str() != "-" => {
-            sudoku_batch::write_file_atomically(p, out.as_bytes()).map_err(io)?
-        }
-        _ => std::io::stdout().write_all(out.as_bytes()).map_err(io)?,
-    }
-    let failed = failed && !common.exit_zero;
-    Ok(ExitCode::from(if failed { 1 } else { 0 }))
 }
 
 /// `solve`, `count`, `check`, `canon`, `rate`, `grade` and `dedupe`: the batch engine over a

@@ -113,6 +113,9 @@ where
     R: RecordReader,
     W: Renderer<R>,
 {
+    if task == Task::Explain {
+        return explain_records(reader, out);
+    }
     let filters = task.filters();
     while let Some(record) = reader.next_record() {
         let outcome = record.answer(task);
@@ -130,4 +133,23 @@ where
     }
     out.lines = reader.line_ends();
     out.tally.replaced += renderer.replaced();
+}
+
+/// [`answer_records`] for [`Task::Explain`]: each record's path, whatever the format's own
+/// rendering (a record that is not a puzzle gets its status line and a blank line).
+#[inline(never)]
+fn explain_records<R: RecordReader>(mut reader: R, out: &mut BlockOut) {
+    while let Some(record) = reader.next_record() {
+        let outcome = match &record.puzzle {
+            Ok(puzzle) => crate::task::explain_into(puzzle, &mut out.bytes),
+            Err(invalid) => {
+                let outcome = Outcome::Invalid(*invalid);
+                outcome.write_line(&mut out.bytes);
+                out.bytes.push(b'\n');
+                outcome
+            }
+        };
+        out.count(&outcome, || reader.line());
+    }
+    out.lines = reader.line_ends();
 }

@@ -280,19 +280,88 @@ fn explain_prints_each_step_and_the_grade() {
     assert!(lines[steps.len() + 1].starts_with(&format!("grade: {:.1} ", g.se_estimate())));
 }
 
-/// `--explain` reads the whole input: with `--shard` it is refused (exit 2, nothing printed)
-/// rather than printing every shard's puzzles.
+/// `--explain` runs in the batch engine like every task: the same bytes at any thread count, and
+/// shards that join into the whole.
 #[test]
-fn explain_refuses_a_shard() {
+fn explain_is_the_same_at_any_thread_count_and_over_shards() {
     let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt");
+    let run = |args: &[&str]| {
+        let out = bin()
+            .args(["grade", "--explain"])
+            .args(args)
+            .arg(&sample)
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let whole = run(&["-j", "1"]);
+    assert_eq!(run(&["-j", "3"]), whole);
+    let shards = run(&["--shard", "1/2"]) + &run(&["--shard", "2/2"]);
+    assert_eq!(shards, whole);
+    // One puzzle line, then its path, ending on a grade line and a blank line, for each puzzle.
+    let puzzles = common::puzzle_texts(&sample).len();
+    assert_eq!(whole.matches("\ngrade: ").count(), puzzles, "{whole}");
+    assert_eq!(whole.matches("\n\n").count(), puzzles);
+}
+
+/// Every record keeps its place: one that is not a puzzle gets its status and a blank line, a
+/// puzzle without a solution its status under the puzzle, each with a message naming its line;
+/// a byte-order mark is skipped.
+#[test]
+fn explain_gives_every_record_its_place_and_status() {
+    let p = &shipped("generated_minimal_2000.txt", 1)[0];
+    let clash = format!("11{}", ".".repeat(79));
+    // Two different digits that each need the same last cell of row 1.
+    let dead = format!("12345678.{}9{}", ".".repeat(8), ".".repeat(63));
+    let input = format!("\u{feff}{p}\noops\n{clash}\n{dead}\n{p}\n");
     let out = bin()
-        .args(["grade", "--explain", "--shard", "1/2"])
-        .arg(&sample)
+        .args(["grade", "--explain"])
+        .write_stdin(input)
         .assert()
-        .code(2);
-    assert!(out.get_output().stdout.is_empty());
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let records: Vec<&str> = text.split_terminator("\n\n").collect();
+    assert_eq!(records.len(), 5, "{text}");
+    assert!(records[0].starts_with(&format!("{}\n   1. ", Grid::parse(p.as_bytes()).unwrap())));
+    assert_eq!(records[0], records[4]);
+    assert_eq!(records[1], "invalid: expected 81 cells, found 4");
+    assert!(records[2].ends_with("\ninvalid: givens clash: digit 1 appears twice in row 1"));
+    assert!(records[3].ends_with("\nunsolvable"), "{}", records[3]);
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert!(err.contains("--shard"), "{err}");
+    for line in [
+        "<stdin>:2: invalid",
+        "<stdin>:3: invalid",
+        "<stdin>:4: unsolvable",
+    ] {
+        assert!(err.contains(line), "{line} in {err}");
+    }
+}
+
+/// An input `--explain` cannot answer as text is refused whole, with nothing written: a table
+/// (CSV, Parquet), binary data.
+#[test]
+fn explain_refuses_inputs_it_cannot_write_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("q.csv");
+    let p = &shipped("generated_minimal_2000.txt", 1)[0];
+    std::fs::write(&csv, format!("quizzes,solutions\n{p},\n")).unwrap();
+    let nul = dir.path().join("nul.txt");
+    std::fs::write(&nul, vec![0u8; 100_000]).unwrap();
+    let parquet = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.parquet");
+    for (input, says) in [
+        (&csv, "not from a CSV input"),
+        (&nul, "NUL bytes"),
+        (&parquet, "not from a Parquet or Arrow input"),
+    ] {
+        let out = bin()
+            .args(["grade", "--explain"])
+            .arg(input)
+            .assert()
+            .code(2);
+        assert!(out.get_output().stdout.is_empty());
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(err.contains(says), "{says} in {err}");
+    }
 }
 
 #[test]

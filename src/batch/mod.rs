@@ -520,6 +520,12 @@ fn run_once(
         "csv" => OutputFormat::Csv,
         _ => OutputFormat::Line,
     };
+    if config.task == Task::Explain && own_format != OutputFormat::Line {
+        return Err(BatchError::Format {
+            name,
+            source: FormatError::Explain("a CSV"),
+        });
+    }
     // A text input is answered as text: a format named by the flag, or a binary one named by
     // the output's name (`-o x.parquet`), that is not its own is refused rather than given
     // lines under a Parquet or Arrow name.
@@ -590,6 +596,12 @@ impl Columnar {
         observer: &mut dyn Observer,
         filter: Option<&mut (dyn Filter + 'static)>,
     ) -> Result<Summary, BatchError> {
+        if config.task == Task::Explain {
+            return Err(BatchError::Format {
+                name: self.name,
+                source: FormatError::Explain("a Parquet or Arrow"),
+            });
+        }
         let run = crate::columnar::Run {
             config,
             engine,

@@ -101,9 +101,9 @@ pub enum Command {
         common: Common,
         #[command(flatten)]
         shard: ShardArg,
-        /// Print every step of each puzzle's path, one line per step, as a hint system shows it
-        /// (line-format input; one thread; the whole input, so not with `--shard`).
-        #[arg(long, conflicts_with = "shard")]
+        /// Print each puzzle's path instead of its grade line: the puzzle, one line per step as a
+        /// hint system shows it, the grade, and a blank line (line or grid input).
+        #[arg(long)]
         explain: bool,
     },
     /// Keep the first record of each equivalence class, in input order, each record as it came.
@@ -246,7 +246,8 @@ impl Command {
             Command::Check { unique, .. } => Task::Check { unique },
             Command::Canon { .. } => Task::Canon,
             Command::Rate { samples, seed, .. } => Task::Rate { samples, seed },
-            Command::Grade { .. } => Task::Grade,
+            Command::Grade { explain: false, .. } => Task::Grade,
+            Command::Grade { explain: true, .. } => Task::Explain,
             Command::Dedupe { exact, .. } => Task::Dedupe { exact },
             Command::Generate(_)
             | Command::Bench(_)

@@ -110,6 +110,9 @@ pub enum FormatError {
     /// No line of the input's first 64 KiB is a puzzle in any format: it is not a puzzle file.
     #[error("not a file of puzzles: {0}")]
     NoPuzzles(String),
+    /// `grade --explain` ([`crate::Task::Explain`]) on an input it cannot answer as text.
+    #[error("grade --explain writes each puzzle's steps as text, from puzzle lines or grids, not from {0} input")]
+    Explain(&'static str),
     /// `check` on line records that carry no solution.
     #[error("check needs a solution after each puzzle (`puzzle,solution` lines, or CSV with a solution column); the first record has nothing after its puzzle")]
     NoSolutions,

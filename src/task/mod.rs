@@ -35,6 +35,10 @@ pub enum Task {
     /// Human-style grade: the hardest technique a person needs and a score on the Sudoku
     /// Explainer scale: see [`crate::grade`].
     Grade,
+    /// [`Task::Grade`] with each puzzle's path (`grade --explain`): per record, the puzzle, one
+    /// line per step, the grade, and a blank line (see [`explain_into`]). Text output only: a
+    /// CSV, Parquet or Arrow input is refused.
+    Explain,
     /// Keep the first record of each class (equivalent puzzles; with `exact`, equal cells). The
     /// record itself is the output; a [`crate::Deduper`] decides which records are kept.
     Dedupe { exact: bool },
@@ -191,6 +195,7 @@ impl Task {
             Task::Canon => "canon",
             Task::Rate { .. } => "rate",
             Task::Grade => "grade",
+            Task::Explain => "grade --explain",
             Task::Dedupe { .. } => "dedupe",
         }
     }
@@ -220,7 +225,7 @@ impl Task {
 
     /// `grade` and `rate`: up to milliseconds per record, where the others take microseconds.
     fn is_slow(self) -> bool {
-        matches!(self, Task::Grade | Task::Rate { .. })
+        matches!(self, Task::Grade | Task::Explain | Task::Rate { .. })
     }
 
     /// Whether the output of a record is the record itself (kept or dropped), not an answer.
@@ -266,7 +271,7 @@ impl Task {
             Task::Count { .. } => &COUNT,
             Task::Canon => &CANON,
             Task::Rate { .. } => &RATE,
-            Task::Check { .. } | Task::Dedupe { .. } => &[],
+            Task::Check { .. } | Task::Dedupe { .. } | Task::Explain => &[],
         }
     }
 
@@ -412,11 +417,45 @@ fn answer_out_of_line(task: Task, puzzle: &Grid, solution: Option<&[u8]>) -> Out
             Some(rating) => Outcome::Rated(rating),
             None => no_solution(puzzle, Outcome::Unsolvable),
         },
-        Task::Grade => match grade::grade(puzzle) {
+        Task::Grade | Task::Explain => match grade::grade(puzzle) {
             Some(g) => Outcome::Graded(g),
             None => no_solution(puzzle, Outcome::Unsolvable),
         },
     }
+}
+
+/// [`Task::Explain`] on one puzzle: appends the puzzle, its path (one numbered line per step),
+/// its grade line and a blank line to `out`, or, for a puzzle without a solution, the puzzle,
+/// its status line (`unsolvable`, or `invalid: givens clash: ...`) and a blank line.
+pub(crate) fn explain_into(puzzle: &Grid, out: &mut Vec<u8>) -> Outcome {
+    use std::io::Write as _;
+    writeln!(out, "{puzzle}").expect("writing to memory");
+    let mut n = 0;
+    let mut line = |step: &grade::Step| {
+        n += 1;
+        writeln!(out, "{n:4}. {step}").expect("writing to memory");
+    };
+    let outcome = match grade::grade_with(puzzle, &mut line) {
+        Some(g) => {
+            writeln!(
+                out,
+                "grade: {:.1} {} {} ({} steps)",
+                g.se_estimate(),
+                g.band(),
+                g.hardest_text(),
+                g.steps
+            )
+            .expect("writing to memory");
+            Outcome::Graded(g)
+        }
+        None => {
+            let outcome = no_solution(puzzle, Outcome::Unsolvable);
+            outcome.write_line(out);
+            outcome
+        }
+    };
+    out.push(b'\n');
+    outcome
 }
 
 /// The outcome of a puzzle the search found no solution for: invalid if its givens clash, else
