@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -56,6 +56,19 @@ fn a_signal_mid_run_leaves_no_file_and_exits_128_plus_n() {
         let status = child.wait().unwrap();
         drop(stdin);
         assert_eq!(status.code(), code, "signal {signal}");
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        if code.is_some() {
+            assert!(
+                err.ends_with("; no output was written\n") && err.contains("stopped by SIG"),
+                "signal {signal}: {err}"
+            );
+        }
         assert_eq!(
             entries(dir.path()),
             Vec::<String>::new(),

@@ -1,5 +1,5 @@
-//! SIGINT, SIGTERM and SIGHUP end a run with the exit code shells expect (128 + the signal) and
-//! no output left behind; SIGBUS, which a mapped input that shrinks under the run raises, ends it
+//! SIGINT, SIGTERM and SIGHUP end a run with a message, the exit code shells expect (128 + the
+//! signal) and no output left behind; SIGBUS, which a mapped input that shrinks under the run raises, ends it
 //! with a message and exit 2 instead of a signal death.
 //!
 //! Unnamed output files (Linux) vanish with the process by themselves; the handler removes the
@@ -44,6 +44,20 @@ extern "C" fn on_signal(signal: libc::c_int) {
         unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
         2
     } else {
+        let name: &[u8] = match signal {
+            libc::SIGINT => b"SIGINT",
+            libc::SIGTERM => b"SIGTERM",
+            _ => b"SIGHUP",
+        };
+        let tail: &[u8] = if OUTPUT_IS_STREAM.load(std::sync::atomic::Ordering::Relaxed) {
+            b"; the output written so far is incomplete\n"
+        } else {
+            b"; no output was written\n"
+        };
+        for part in [b"sudoku-batch: error: stopped by " as &[u8], name, tail] {
+            // SAFETY: write(2) on stderr with a static buffer is async-signal-safe.
+            unsafe { libc::write(2, part.as_ptr().cast(), part.len()) };
+        }
         128 + signal
     };
     // SAFETY: _exit is async-signal-safe; nothing else runs after it.
