@@ -50,6 +50,27 @@ pub enum ParseError {
     /// A byte that is neither a digit nor a blank (`0` or `.`).
     #[error("character {} at position {position} is not a digit 1-9 or a blank (0 or .)", show_byte(*.byte))]
     BadByte { position: usize, byte: u8 },
+    /// A character outside ASCII (an accented letter, a full-width digit) in a text of 81
+    /// characters: its bytes are more than 81, but the count that would mislead is theirs.
+    #[error("character '{ch}' at position {position} is not a digit 1-9 or a blank (0 or .)")]
+    BadChar { position: usize, ch: char },
+}
+
+/// Why a text of other than 81 bytes is not a grid: its first character outside ASCII if it has
+/// 81 characters (UTF-8), else its length.
+#[cold]
+fn length_error(text: &[u8]) -> ParseError {
+    if let Ok(s) = std::str::from_utf8(text) {
+        if s.chars().count() == CELLS {
+            if let Some((i, ch)) = s.chars().enumerate().find(|(_, ch)| !ch.is_ascii()) {
+                return ParseError::BadChar {
+                    position: i + 1,
+                    ch,
+                };
+            }
+        }
+    }
+    ParseError::Length { found: text.len() }
 }
 
 fn show_byte(byte: u8) -> String {
@@ -278,7 +299,7 @@ impl Grid {
     /// Parses exactly 81 bytes: `1`-`9` are givens, `0` and `.` are blanks.
     pub fn parse(text: &[u8]) -> Result<Grid, ParseError> {
         if text.len() != CELLS {
-            return Err(ParseError::Length { found: text.len() });
+            return Err(length_error(text));
         }
         let text: &[u8; CELLS] = text.try_into().expect("81 bytes");
         match cells_of(text) {
@@ -557,6 +578,24 @@ mod tests {
         );
         let msg = Grid::parse(&text).unwrap_err().to_string();
         assert!(msg.contains("position 41") && msg.contains("0x00"), "{msg}");
+        // 81 characters, one of them two or three bytes: that character is named, not the bytes
+        // counted; other lengths stay lengths.
+        for ch in ['é', '５'] {
+            let text = format!("{}{ch}{}", ".".repeat(40), ".".repeat(40));
+            assert_eq!(
+                Grid::parse(text.as_bytes()),
+                Err(ParseError::BadChar { position: 41, ch })
+            );
+            let msg = Grid::parse(text.as_bytes()).unwrap_err().to_string();
+            assert!(msg.contains(&format!("'{ch}' at position 41")), "{msg}");
+            let longer = format!("{text}.");
+            assert_eq!(
+                Grid::parse(longer.as_bytes()),
+                Err(ParseError::Length {
+                    found: longer.len()
+                })
+            );
+        }
     }
 
     #[test]

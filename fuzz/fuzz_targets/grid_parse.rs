@@ -9,6 +9,12 @@ fuzz_target!(|data: &[u8]| {
         Ok(g) => assert_eq!(Grid::parse(g.to_line().as_bytes()), Ok(g)),
         Err(ParseError::Length { found }) => assert_eq!(found, data.len()),
         Err(ParseError::BadByte { position, byte }) => assert_eq!(data[position - 1], byte),
+        Err(ParseError::BadChar { position, ch }) => {
+            let text = std::str::from_utf8(data).expect("named characters are of UTF-8 text");
+            assert_eq!(text.chars().count(), 81);
+            assert_eq!(text.chars().nth(position - 1), Some(ch));
+            assert!(!ch.is_ascii());
+        }
         Err(other) => panic!("an error of a new kind: {other:?}"),
     }
 });
