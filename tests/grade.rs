@@ -281,27 +281,43 @@ fn explain_prints_each_step_and_the_grade() {
 }
 
 /// `--explain` runs in the batch engine like every task: the same bytes at any thread count, and
-/// shards that join into the whole.
+/// shards that join into the whole, from lines and from grids (whose blocks the writer would
+/// otherwise separate with a blank line of their own), over many blocks.
 #[test]
 fn explain_is_the_same_at_any_thread_count_and_over_shards() {
-    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample.txt");
-    let run = |args: &[&str]| {
-        let out = bin()
-            .args(["grade", "--explain"])
-            .args(args)
-            .arg(&sample)
-            .assert()
-            .success();
-        String::from_utf8(out.get_output().stdout.clone()).unwrap()
-    };
-    let whole = run(&["-j", "1"]);
-    assert_eq!(run(&["-j", "3"]), whole);
-    let shards = run(&["--shard", "1/2"]) + &run(&["--shard", "2/2"]);
-    assert_eq!(shards, whole);
-    // One puzzle line, then its path, ending on a grade line and a blank line, for each puzzle.
-    let puzzles = common::puzzle_texts(&sample).len();
-    assert_eq!(whole.matches("\ngrade: ").count(), puzzles, "{whole}");
-    assert_eq!(whole.matches("\n\n").count(), puzzles);
+    let puzzles = shipped("generated_minimal_2000.txt", 300);
+    let dir = tempfile::tempdir().unwrap();
+    let lines = dir.path().join("p.txt");
+    std::fs::write(&lines, puzzles.join("\n") + "\n").unwrap();
+    let grids = dir.path().join("p.grids");
+    let grid_text: Vec<String> = puzzles
+        .iter()
+        .map(|p| {
+            let rows: Vec<&str> = (0..9).map(|r| &p[9 * r..9 * r + 9]).collect();
+            rows.join("\n") + "\n"
+        })
+        .collect();
+    std::fs::write(&grids, grid_text.join("\n")).unwrap();
+    for input in [&lines, &grids] {
+        let run = |args: &[&str]| {
+            let out = bin()
+                .args(["grade", "-q", "--explain"])
+                .args(args)
+                .arg(input)
+                .assert()
+                .success();
+            String::from_utf8(out.get_output().stdout.clone()).unwrap()
+        };
+        let whole = run(&["-j", "1"]);
+        assert_eq!(run(&["-j", "3"]), whole, "{}", input.display());
+        let shards =
+            run(&["--shard", "1/3"]) + &run(&["--shard", "2/3"]) + &run(&["--shard", "3/3"]);
+        assert_eq!(shards, whole, "{}", input.display());
+        // Each puzzle: its line, then its path, ending on a grade line and one blank line.
+        assert_eq!(whole.matches("\ngrade: ").count(), puzzles.len());
+        assert_eq!(whole.matches("\n\n").count(), puzzles.len());
+        assert!(!whole.contains("\n\n\n"));
+    }
 }
 
 /// Every record keeps its place: one that is not a puzzle gets its status and a blank line, a
@@ -311,7 +327,7 @@ fn explain_is_the_same_at_any_thread_count_and_over_shards() {
 fn explain_gives_every_record_its_place_and_status() {
     let p = &shipped("generated_minimal_2000.txt", 1)[0];
     let clash = format!("11{}", ".".repeat(79));
-    // Two different digits that each need the same last cell of row 1.
+    // No clash, but no solution: 9, the only digit left for r1c9, sees the given 9 in r2c9.
     let dead = format!("12345678.{}9{}", ".".repeat(8), ".".repeat(63));
     let input = format!("\u{feff}{p}\noops\n{clash}\n{dead}\n{p}\n");
     let out = bin()

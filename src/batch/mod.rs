@@ -817,7 +817,11 @@ impl<'a> Plan<'a> {
                 Some((index, _)) if *index > 1 => &[],
                 _ => &self.opened.header,
             },
-            separator: format.block_separator(),
+            // `--explain` ends each record with a blank line already.
+            separator: match config.task {
+                Task::Explain => b"",
+                _ => format.block_separator(),
+            },
             first_line: self.opened.first_line,
             answers_before: self.shard.as_ref().is_some_and(|(_, s)| s.records_before),
             lines_before: self.shard.map(|(_, s)| s),

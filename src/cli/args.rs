@@ -234,6 +234,8 @@ impl Command {
             Command::Bench(_) => "bench",
             Command::Completions { .. } => "completions",
             Command::Man => "man",
+            // The subcommand, with or without `--explain`.
+            Command::Grade { .. } => "grade",
             batch => batch.task().expect("a batch command has a task").name(),
         }
     }

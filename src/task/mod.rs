@@ -35,9 +35,10 @@ pub enum Task {
     /// Human-style grade: the hardest technique a person needs and a score on the Sudoku
     /// Explainer scale: see [`crate::grade`].
     Grade,
-    /// [`Task::Grade`] with each puzzle's path (`grade --explain`): per record, the puzzle, one
-    /// line per step, the grade, and a blank line (see [`explain_into`]). Text output only: a
-    /// CSV, Parquet or Arrow input is refused.
+    /// [`Task::Grade`] with each puzzle's path (`grade --explain`): per record of a text input,
+    /// the puzzle, one line per step, the grade, and a blank line (docs/grading.md). The
+    /// batch run refuses CSV, Parquet and Arrow input for it (its output is not a table); a
+    /// single [`answer`] is the grade.
     Explain,
     /// Keep the first record of each class (equivalent puzzles; with `exact`, equal cells). The
     /// record itself is the output; a [`crate::Deduper`] decides which records are kept.
@@ -186,7 +187,9 @@ impl Task {
         })
     }
 
-    /// The task's name, as the CLI's subcommand and the Python functions spell it.
+    /// The task's name, as the CLI's subcommand and the Python functions spell it
+    /// (`grade --explain` for [`Task::Explain`], which is a flag of `grade`, not a task of its
+    /// own there).
     pub fn name(self) -> &'static str {
         match self {
             Task::Solve { .. } => "solve",
@@ -246,8 +249,9 @@ impl Task {
 
     /// The columns the task adds to a table, before [`STATUS`] (which every task but `dedupe`
     /// adds too): `solution` (solve), `count`, `canonical` (canon), `rating` and `singles`
-    /// (rate); `grade`, `se_estimate`, `hardest` and `steps` (grade); none for check (its verdict is the status) and dedupe (its output is the kept
-    /// records). Solve fills an existing solution column in place instead of adding one.
+    /// (rate); `grade`, `se_estimate`, `hardest` and `steps` (grade); none for check (its verdict
+    /// is the status), dedupe (its output is the kept records) and explain (its output is text).
+    /// Solve fills an existing solution column in place instead of adding one.
     pub fn columns(self) -> &'static [Column] {
         const fn col(name: &'static str, kind: ColumnType) -> Column {
             Column { name, kind }
