@@ -156,6 +156,12 @@ fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
                 .as_ref()
                 .is_some_and(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"))),
         });
+    // A file is written atomically: a signal leaves nothing behind, as for the batch commands.
+    cli::signals::output_is_stream(
+        args.output
+            .as_ref()
+            .is_none_or(|path| std::fs::metadata(path).is_ok_and(|m| !m.is_file())),
+    );
     let output = match &args.output {
         None => Output::writer("stdout", std::io::stdout()),
         Some(path) => Output::Path(path.clone()),

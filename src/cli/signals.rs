@@ -1,6 +1,6 @@
 //! SIGINT, SIGTERM and SIGHUP end a run with a message, the exit code shells expect (128 + the
-//! signal) and no output left behind; SIGBUS, which a mapped input that shrinks under the run raises, ends it
-//! with a message and exit 2 instead of a signal death.
+//! signal) and no output left behind; SIGBUS, which a mapped input that shrinks under the run
+//! raises, ends it with a message and exit 2 instead of a signal death.
 //!
 //! Unnamed output files (Linux) vanish with the process by themselves; the handler removes the
 //! named temporary files of other systems through the engine's async-signal-safe
@@ -13,7 +13,8 @@ pub fn install() {
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            libc::sigemptyset(&mut action.sa_mask);
+            // Every signal blocked while the handler runs: a second one cannot enter it again.
+            libc::sigfillset(&mut action.sa_mask);
             libc::sigaction(signal, &action, std::ptr::null_mut());
         }
     }
@@ -44,20 +45,30 @@ extern "C" fn on_signal(signal: libc::c_int) {
         unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
         2
     } else {
-        let name: &[u8] = match signal {
-            libc::SIGINT => b"SIGINT",
-            libc::SIGTERM => b"SIGTERM",
-            _ => b"SIGHUP",
-        };
-        let tail: &[u8] = if OUTPUT_IS_STREAM.load(std::sync::atomic::Ordering::Relaxed) {
-            b"; the output written so far is incomplete\n"
-        } else {
-            b"; no output was written\n"
-        };
-        for part in [b"sudoku-batch: error: stopped by " as &[u8], name, tail] {
-            // SAFETY: write(2) on stderr with a static buffer is async-signal-safe.
-            unsafe { libc::write(2, part.as_ptr().cast(), part.len()) };
+        // One write of a whole line: nothing else on stderr can land inside it.
+        let stream = OUTPUT_IS_STREAM.load(std::sync::atomic::Ordering::Relaxed);
+        macro_rules! stopped {
+            ($signal:literal, $output:literal) => {
+                concat!(
+                    "sudoku-batch: error: stopped by ",
+                    $signal,
+                    "; ",
+                    $output,
+                    "\n"
+                )
+                .as_bytes()
+            };
         }
+        let message: &[u8] = match (signal, stream) {
+            (libc::SIGINT, false) => stopped!("SIGINT", "no output was written"),
+            (libc::SIGINT, true) => stopped!("SIGINT", "the output written so far is incomplete"),
+            (libc::SIGTERM, false) => stopped!("SIGTERM", "no output was written"),
+            (libc::SIGTERM, true) => stopped!("SIGTERM", "the output written so far is incomplete"),
+            (_, false) => stopped!("SIGHUP", "no output was written"),
+            (_, true) => stopped!("SIGHUP", "the output written so far is incomplete"),
+        };
+        // SAFETY: write(2) on stderr with a static buffer is async-signal-safe.
+        unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
         128 + signal
     };
     // SAFETY: _exit is async-signal-safe; nothing else runs after it.
