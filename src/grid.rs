@@ -52,22 +52,35 @@ pub enum ParseError {
     BadByte { position: usize, byte: u8 },
     /// A character outside ASCII (an accented letter, a full-width digit) in a text of 81
     /// characters: its bytes are more than 81, but the count that would mislead is theirs.
-    #[error("character '{ch}' at position {position} is not a digit 1-9 or a blank (0 or .)")]
+    #[error(
+        "character '{}' at position {position} is not a digit 1-9 or a blank (0 or .)",
+        ch.escape_debug()
+    )]
     BadChar { position: usize, ch: char },
 }
 
-/// Why a text of other than 81 bytes is not a grid: its first character outside ASCII if it has
-/// 81 characters (UTF-8), else its length.
+/// Why a text of other than 81 bytes is not a grid: if it is 81 characters of UTF-8 (some of
+/// them outside ASCII), its first character that is not a digit or a blank; else its length.
 #[cold]
 fn length_error(text: &[u8]) -> ParseError {
-    if let Ok(s) = std::str::from_utf8(text) {
+    // 81 characters take at most four bytes each.
+    if let (82..=324, Ok(s)) = (text.len(), std::str::from_utf8(text)) {
         if s.chars().count() == CELLS {
-            if let Some((i, ch)) = s.chars().enumerate().find(|(_, ch)| !ch.is_ascii()) {
-                return ParseError::BadChar {
+            let (i, ch) = s
+                .chars()
+                .enumerate()
+                .find(|(_, ch)| !matches!(ch, '0'..='9' | '.'))
+                .expect("a character outside ASCII");
+            return match u8::try_from(ch) {
+                Ok(byte) if ch.is_ascii() => ParseError::BadByte {
+                    position: i + 1,
+                    byte,
+                },
+                _ => ParseError::BadChar {
                     position: i + 1,
                     ch,
-                };
-            }
+                },
+            };
         }
     }
     ParseError::Length { found: text.len() }
@@ -588,6 +601,19 @@ mod tests {
             );
             let msg = Grid::parse(text.as_bytes()).unwrap_err().to_string();
             assert!(msg.contains(&format!("'{ch}' at position 41")), "{msg}");
+            // Characters that print as nothing are escaped.
+            let hidden = text.replace(ch, "\u{a0}");
+            let msg = Grid::parse(hidden.as_bytes()).unwrap_err().to_string();
+            assert!(msg.contains("'\\u{a0}' at position 41"), "{msg}");
+            // The first bad character is named, ASCII or not.
+            let earlier = format!("x{}", &text[1..]);
+            assert_eq!(
+                Grid::parse(earlier.as_bytes()),
+                Err(ParseError::BadByte {
+                    position: 1,
+                    byte: b'x'
+                })
+            );
             let longer = format!("{text}.");
             assert_eq!(
                 Grid::parse(longer.as_bytes()),

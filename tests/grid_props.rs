@@ -12,6 +12,11 @@ proptest! {
             prop_oneof![20 => proptest::sample::select(b"0123456789.".to_vec()), 1 => any::<u8>()],
             81,
         ),
+        // 81 characters, mostly valid, some outside ASCII: the bad-character branch.
+        proptest::collection::vec(
+            prop_oneof![20 => proptest::sample::select(vec!['1', '.', '0']), 1 => any::<char>()],
+            81,
+        ).prop_map(|chars| chars.into_iter().collect::<String>().into_bytes()),
     ]) {
         match Grid::parse(&bytes) {
             Ok(g) => {
@@ -23,10 +28,19 @@ proptest! {
             }
             Err(ParseError::Length { found }) => prop_assert!(found == bytes.len() && found != 81),
             Err(ParseError::BadByte { position, byte }) => {
-                prop_assert_eq!(bytes.len(), 81);
+                // 81 bytes, or 81 characters some of which (after this one) take more.
+                let chars = std::str::from_utf8(&bytes).map(|t| t.chars().count());
+                prop_assert!(bytes.len() == 81 || chars == Ok(81));
                 prop_assert_eq!(bytes[position - 1], byte);
                 prop_assert!(!matches!(byte, b'0'..=b'9' | b'.'));
                 prop_assert!(bytes[..position - 1].iter().all(|b| matches!(b, b'0'..=b'9' | b'.')));
+            }
+            Err(ParseError::BadChar { position, ch }) => {
+                let text = std::str::from_utf8(&bytes).expect("a named character is UTF-8");
+                prop_assert_eq!(text.chars().count(), 81);
+                prop_assert!(bytes.len() != 81 && !ch.is_ascii());
+                prop_assert_eq!(text.chars().nth(position - 1), Some(ch));
+                prop_assert!(text.chars().take(position - 1).all(|c| matches!(c, '0'..='9' | '.')));
             }
             Err(other) => prop_assert!(false, "an error of a new kind: {other:?}"),
         }

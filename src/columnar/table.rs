@@ -315,7 +315,7 @@ impl Layout {
         for outcome in outcomes {
             text.clear();
             outcome.write_status(&mut text);
-            status.append_value(std::str::from_utf8(&text).expect("statuses are ASCII"));
+            status.append_value(std::str::from_utf8(&text).expect("statuses are UTF-8"));
         }
         columns.push(Arc::new(status.finish()));
         RecordBatch::try_new(Arc::clone(&self.schema), columns).expect("columns match the schema")

@@ -230,7 +230,7 @@ impl Outcome {
     pub fn status(&self) -> String {
         let mut s = Vec::new();
         self.write_status(&mut s);
-        String::from_utf8(s).expect("statuses are ASCII")
+        String::from_utf8(s).expect("statuses are UTF-8")
     }
 
     /// Appends the answer as one output line: the value if there is one, else the status. A
