@@ -1104,7 +1104,8 @@ fn changes(before: &[u128; 9], after: &[u128; 9]) -> Scope {
 /// searches keep their sets, queues and steps in these.
 pub(crate) struct Stack<T: Copy, const N: usize> {
     buf: [MaybeUninit<T>; N],
-    /// Written only by `push`, `push_copies` and `clear`: the unsafe reads below rely on it counting written
+    /// Written only by `push`, `push_copies` and `clear`: the unsafe reads below rely on it
+    /// counting written
     /// entries only (the grading modules can see it, and none touches it).
     len: usize,
 }
@@ -1136,8 +1137,8 @@ impl<T: Copy, const N: usize> Stack<T, N> {
         self.len == 0
     }
     pub(crate) fn as_slice(&self) -> &[T] {
-        // SAFETY: the first `len` entries are written (`push` writes an entry before counting
-        // it), and `MaybeUninit<T>` has `T`'s layout.
+        // SAFETY: the first `len` entries are written (`push` and `push_copies` write entries
+        // before counting them), and `MaybeUninit<T>` has `T`'s layout.
         unsafe { std::slice::from_raw_parts(self.buf.as_ptr().cast::<T>(), self.len) }
     }
     pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
