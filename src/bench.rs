@@ -451,9 +451,14 @@ pub fn run(config: &BenchConfig, observer: &mut dyn Observer) -> Result<Report, 
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // Every file is read and checked before any is timed: a bad last file fails at once.
+    let sets = config
+        .files
+        .iter()
+        .map(|path| load(path))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut files = Vec::new();
-    for path in &config.files {
-        let set = load(path)?;
+    for (path, set) in config.files.iter().zip(sets) {
         let n = set.puzzles.len() as f64;
         let mut modes = Vec::new();
         for mode in [Mode::First, Mode::Unique] {

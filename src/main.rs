@@ -246,8 +246,16 @@ fn print_generated(
 }
 
 fn seconds(flag: &str, value: f64) -> Result<Duration, Failure> {
-    Duration::try_from_secs_f64(value)
-        .map_err(|_| Failure::usage(format!("{flag} must be a non-negative number of seconds")))
+    Duration::try_from_secs_f64(value).map_err(|_| {
+        Failure::usage(if value > 0.0 {
+            format!(
+                "{flag} is too long: at most {} seconds",
+                Duration::MAX.as_secs()
+            )
+        } else {
+            format!("{flag} must be a non-negative number of seconds")
+        })
+    })
 }
 
 fn run_bench(args: flags::BenchArgs) -> Result<ExitCode, Failure> {

@@ -143,6 +143,39 @@ fn missing_file_exits_2() {
 }
 
 #[test]
+fn a_bad_file_fails_before_any_file_is_timed() {
+    // With a million seconds a file, timing the good file first would never finish.
+    Command::cargo_bin("sudoku-batch")
+        .unwrap()
+        .args(["bench", "--min-time", "1e6", "--threads", "1"])
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample.txt"))
+        .arg("/nonexistent/puzzles.txt")
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains(
+            "cannot read /nonexistent/puzzles.txt",
+        ));
+}
+
+#[test]
+fn durations_out_of_range_are_named() {
+    let run = |flag: &str| {
+        Command::cargo_bin("sudoku-batch")
+            .unwrap()
+            .args(["bench", flag])
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample.txt"))
+            .assert()
+            .code(2)
+    };
+    run("--warmup=1e308").stderr(predicates::str::contains("--warmup is too long"));
+    run("--min-time=-1").stderr(predicates::str::contains(
+        "--min-time must be a non-negative number of seconds",
+    ));
+}
+
+#[test]
 fn clashing_givens_are_skipped_as_invalid_not_counted_as_unsolvable() {
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample.txt")).unwrap();

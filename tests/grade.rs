@@ -52,7 +52,7 @@ fn checked(text: &str) -> Grade {
     for (i, (&v, &w)) in filled.cells().iter().zip(s).enumerate() {
         assert!(v == 0 || v == w, "{text}: cell {i}");
     }
-    if g.hardest != Technique::Trial && g.unique {
+    if g.hardest != Some(Technique::Trial) && g.unique {
         assert_eq!(filled, solution, "{text}: the ladder finished elsewhere");
     }
     g
@@ -98,7 +98,15 @@ fn known_puzzles_grade_as_published() {
     // A full grid has nothing to do.
     let full = "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
     let g = grade(&Grid::parse(full.as_bytes()).unwrap()).unwrap();
-    assert_eq!((g.steps, g.tenths), (0, 0));
+    assert_eq!((g.steps, g.tenths, g.hardest), (0, 0, None));
+    assert_eq!((g.band(), g.hardest_text()), ("easy", "none"));
+    // One empty cell: one Full House.
+    let one = format!("0{}", &full[1..]);
+    let g = grade(&Grid::parse(one.as_bytes()).unwrap()).unwrap();
+    assert_eq!(
+        (g.steps, g.tenths, g.hardest),
+        (1, 10, Some(Technique::FullHouse))
+    );
     // No solution: no grade.
     let mut cells = [0u8; 81];
     cells[..8].copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
@@ -196,7 +204,10 @@ fn every_step_of_public_puzzles_agrees_with_the_solution() {
         for p in public(file, n) {
             let g = checked(&p);
             if file.contains("serg") {
-                assert!(!g.unique && g.hardest == Technique::Trial, "{p}: {g:?}");
+                assert!(
+                    !g.unique && g.hardest == Some(Technique::Trial),
+                    "{p}: {g:?}"
+                );
             }
         }
     }

@@ -88,16 +88,12 @@ impl<'a> Sink<'a> {
                 owner,
             }));
         }
-        let temp = tempfile::Builder::new()
-            .prefix(".sudoku-batch.")
-            .suffix(".tmp")
-            .tempfile_in(&dir)?;
-        let (file, path) = temp.into_parts();
+        let (file, path) = create_temporary(&dir)?;
         Ok(Sink::File(AtomicFile {
             file,
             dest,
             dir,
-            named: Some(Registered::new(path.keep().map_err(|e| e.error)?)),
+            named: Some(Registered::new(path)),
             mode: Some(old_mode.unwrap_or_else(new_file_mode)),
             owner,
         }))
@@ -201,6 +197,24 @@ fn temporary_name(dir: &Path) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     dir.join(format!(".sudoku-batch.{}.{n}.tmp", std::process::id()))
+}
+
+/// Creates a new file under a temporary name in `dir`, readable by its owner only until
+/// [`AtomicFile::finish`] sets its mode. Its errors are the system's, without the temporary
+/// name: the caller reports them against the output name the user gave.
+fn create_temporary(dir: &Path) -> io::Result<(File, PathBuf)> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    loop {
+        let path = temporary_name(dir);
+        match options.open(&path) {
+            // Left by another process with the same id (a name from an earlier boot): next name.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            result => return result.map(|file| (file, path)),
+        }
+    }
 }
 
 #[cfg(target_os = "linux")]

@@ -34,7 +34,7 @@ use crate::solver;
 
 /// The version of the grading figures: it changes only when a puzzle's `se_estimate`,
 /// `hardest` or `grade` could change (a new technique, a different score).
-pub const GRADE_VERSION: u32 = 2;
+pub const GRADE_VERSION: u32 = 3;
 
 /// A technique of the ladder, easiest first; see [`Technique::se`] for the scores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -373,8 +373,8 @@ impl std::fmt::Display for Step {
 /// The grade of one puzzle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Grade {
-    /// The hardest technique the path used.
-    pub hardest: Technique,
+    /// The hardest technique the path used; `None` for a grid with no empty cell (no step).
+    pub hardest: Option<Technique>,
     /// The SE-scale score, in tenths: the highest score of any step.
     pub tenths: u8,
     /// The number of steps of the path.
@@ -398,7 +398,7 @@ impl Grade {
     /// chains), `trial`.
     pub fn band(&self) -> &'static str {
         match self.tenths {
-            _ if self.hardest == Technique::Trial => "trial",
+            _ if self.hardest == Some(Technique::Trial) => "trial",
             0..=19 => "easy",
             20..=25 => "medium",
             26..=44 => "hard",
@@ -408,13 +408,14 @@ impl Grade {
         }
     }
 
-    /// The hardest technique as the `hardest` column writes it: its name, and for trial its
-    /// depth (`Trial depth 1`, `Trial depth 2+`).
+    /// The hardest technique as the `hardest` column writes it: its name, for trial its depth
+    /// (`Trial depth 1`, `Trial depth 2+`), and `none` for a grid that needs no step.
     pub fn hardest_text(&self) -> &'static str {
         match (self.hardest, self.trial_depth) {
-            (Technique::Trial, 1) => "Trial depth 1",
-            (Technique::Trial, _) => "Trial depth 2+",
-            (t, _) => t.name(),
+            (None, _) => "none",
+            (Some(Technique::Trial), 1) => "Trial depth 1",
+            (Some(Technique::Trial), _) => "Trial depth 2+",
+            (Some(t), _) => t.name(),
         }
     }
 }
@@ -500,7 +501,7 @@ fn ladder(puzzle: &Grid, step: &mut dyn FnMut(&Step), solve: Solve) -> Option<Gr
     }
     let mut state = State::new(puzzle)?;
     let mut grade = Grade {
-        hardest: Technique::FullHouse,
+        hardest: None,
         tenths: 0,
         steps: 0,
         trial_depth: 0,
@@ -613,10 +614,12 @@ impl Grade {
         self.steps += 1;
         // The score decides, then the technique's place in the ladder: a technique with a
         // lower score never replaces the hardest. One comparison of (score, technique) keys.
-        let key = |tenths: u8, t: Technique| u16::from(tenths) << 8 | t as u16;
-        if key(s.tenths, s.technique) > key(self.tenths, self.hardest) {
+        let key = |tenths: u8, t: Option<Technique>| {
+            u16::from(tenths) << 8 | t.map_or(0, |t| t as u16 + 1)
+        };
+        if key(s.tenths, Some(s.technique)) > key(self.tenths, self.hardest) {
             self.tenths = s.tenths;
-            self.hardest = s.technique;
+            self.hardest = Some(s.technique);
         }
     }
 }

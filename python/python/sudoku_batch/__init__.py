@@ -393,7 +393,7 @@ def grade(
 
     Returns a ``dict`` of columns, each in the kind of ``puzzles`` (a ``list``; Arrow in, Arrow
     arrays): ``grade`` (the band: ``easy`` to ``extreme``, or ``trial``), ``se_estimate`` (a
-    ``float`` on the Sudoku Explainer scale), ``hardest`` (the hardest technique used) and
+    ``float`` on the Sudoku Explainer scale), ``hardest`` (the hardest technique used; ``"none"`` for a full grid) and
     ``steps`` (an ``int``); ``None`` where the puzzle has no solution or is malformed. With
     ``with_status=True``, the dict also has ``status``.
     """
