@@ -40,6 +40,33 @@ impl Failure {
     }
 }
 
+/// Whether standard output was closed when the tool started (`>&-`). Rust's runtime opens
+/// `/dev/null` on a closed standard descriptor before `main`, so a run would write every answer
+/// there and report success; the descriptor is looked at before that, while the program loads.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static LOOK_AT_STDOUT: extern "C" fn() = {
+    extern "C" fn look() {
+        // SAFETY: F_GETFD only reads the descriptor's flags; -1 means there is no descriptor 1.
+        let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+        STDOUT_CLOSED.store(closed, std::sync::atomic::Ordering::Relaxed);
+    }
+    look
+};
+
+/// An error if the output is standard output and it was closed.
+fn require_stdout() -> Result<(), Failure> {
+    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Failure::usage(
+            "standard output is closed: nothing could be written (give a file with -o)",
+        ));
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = match flags::Cli::try_parse() {
         Ok(cli) => cli,
@@ -97,6 +124,9 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
             let _ = write!(std::io::stderr(), "{}", sub.render_help());
         }
         return Ok(ExitCode::from(2));
+    }
+    if matches!(output, Output::Writer { .. }) {
+        require_stdout()?;
     }
     // stdout, or a path to a device or pipe, is written directly, not renamed into place.
     cli::signals::output_is_stream(match &output {
@@ -163,7 +193,10 @@ fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
             .is_none_or(|path| std::fs::metadata(path).is_ok_and(|m| !m.is_file())),
     );
     let output = match &args.output {
-        None => Output::writer("stdout", std::io::stdout()),
+        None => {
+            require_stdout()?;
+            Output::writer("stdout", std::io::stdout())
+        }
         Some(path) => Output::Path(path.clone()),
     };
     // A progress bar only for a person watching a terminal.
@@ -235,6 +268,7 @@ fn utc_now() -> String {
 fn print_generated(
     generate: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
 ) -> Result<ExitCode, Failure> {
+    require_stdout()?;
     let mut text = Vec::new();
     generate(&mut text).map_err(|e| Failure::usage(format!("generating: {e}")))?;
     let mut stdout = std::io::stdout().lock();
@@ -259,6 +293,7 @@ fn seconds(flag: &str, value: f64) -> Result<Duration, Failure> {
 }
 
 fn run_bench(args: flags::BenchArgs) -> Result<ExitCode, Failure> {
+    require_stdout()?;
     // A plot that cannot be written fails now, not after the whole benchmark.
     if let Some(path) = &args.plot {
         sudoku_batch::check_output_file(path).map_err(|e| {

@@ -625,6 +625,32 @@ fn thread_counts_beyond_1024_are_usage_errors() {
         .code(2);
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_closed_stdout_is_an_error_not_a_silent_success() {
+    // `>&-`: no descriptor 1 at all (the runtime would put /dev/null there).
+    let run = |args: &str| {
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec \"$0\" {args} >&-"))
+            .arg(env!("CARGO_BIN_EXE_sudoku-batch"))
+            .output()
+            .unwrap()
+    };
+    let sample = sample().display().to_string();
+    for args in [format!("solve {sample}"), "generate -n 3".to_string()] {
+        let done = run(&args);
+        assert_eq!(done.status.code(), Some(2), "{args}");
+        assert!(String::from_utf8_lossy(&done.stderr).contains("standard output is closed"));
+    }
+    // With a file to write, stdout is not needed.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.txt");
+    let done = run(&format!("solve -q {sample} -o {}", out.display()));
+    assert_eq!(done.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 20);
+}
+
 #[test]
 fn every_subcommand_exits_0_quietly_on_a_closed_output_pipe() {
     use std::io::{BufRead, BufReader};

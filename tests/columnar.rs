@@ -380,6 +380,39 @@ fn arrow_ipc_files_are_read_and_written_and_stdin_takes_parquet() {
 }
 
 #[test]
+fn a_closed_output_pipe_ends_a_table_run_quietly_in_every_output_format() {
+    use std::io::Read;
+    use std::process::{Command as Std, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.parquet");
+    let mut many = puzzles();
+    many.retain(|p| p.as_ref().is_some_and(|p| p.len() == 81));
+    let many: Vec<Option<String>> = many.iter().cycle().take(60_000).cloned().collect();
+    write_parquet(&input, &many, 5_000);
+    for format in ["csv", "parquet", "arrow", "line"] {
+        let mut child = Std::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+            .args(["solve", "--output-format", format])
+            .arg(&input)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 10];
+        child
+            .stdout
+            .as_mut()
+            .unwrap()
+            .read_exact(&mut first)
+            .unwrap();
+        drop(child.stdout.take()); // like `| head -c 10`
+        let done = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(0), "{format}: {stderr}");
+        assert!(!stderr.contains("Broken pipe"), "{format}: {stderr}");
+    }
+}
+
+#[test]
 fn dedupe_drops_repeated_rows_and_keeps_the_schema() {
     let dir = Dir::new();
     let input = dir.path("x.parquet");

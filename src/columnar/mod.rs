@@ -410,6 +410,7 @@ impl Run<'_> {
         let (piece_tx, piece_rx) = bounded::<Piece>(2);
         let (done_tx, done_rx) = bounded::<Answered>(2);
         let first_shard = config.shard.is_none_or(|s| s.index() == 1);
+        let closed = std::sync::atomic::AtomicBool::new(false);
         let (read, answered, written) = std::thread::scope(|scope| {
             let reader = std::thread::Builder::new()
                 .name("sudoku-batch-reader".into())
@@ -458,7 +459,10 @@ impl Run<'_> {
                 }
             };
             let layout = Arc::new(layout);
-            let sink = &mut sink;
+            let sink = sink::Watched {
+                sink: &mut sink,
+                closed: &closed,
+            };
             let for_writer = Arc::clone(&layout);
             let writer = std::thread::Builder::new()
                 .name("sudoku-batch-writer".into())
@@ -504,7 +508,13 @@ impl Run<'_> {
             Err(e) => return Err(BatchError::Format { name, source: e }),
         };
         let written = match written {
-            Some(written) => written.map_err(|e| write_error(&out_name, e))?,
+            Some(written) => written.map_err(|e| {
+                if closed.load(std::sync::atomic::Ordering::Relaxed) {
+                    BatchError::OutputClosed
+                } else {
+                    write_error(&out_name, e)
+                }
+            })?,
             None => return Err(read_error(read.expect_err("a failed read"))),
         };
         if written.stopped {

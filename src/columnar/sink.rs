@@ -2,6 +2,7 @@
 //! lines (one answer per row, as the line format writes them).
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use arrow_array::{BooleanArray, RecordBatch};
 use parquet::arrow::ArrowWriter;
@@ -18,10 +19,44 @@ const MAX_ROW_GROUP: usize = 128 * 1024;
 
 /// The output of a columnar run, in its format.
 pub(crate) enum TableWriter<'s, 'a> {
-    Parquet(ArrowWriter<&'s mut Sink<'a>>),
-    Arrow(arrow_ipc::writer::FileWriter<&'s mut Sink<'a>>),
-    Csv(arrow_csv::Writer<&'s mut Sink<'a>>),
-    Lines(&'s mut Sink<'a>, Vec<u8>),
+    Parquet(ArrowWriter<Watched<'s, 'a>>),
+    Arrow(arrow_ipc::writer::FileWriter<Watched<'s, 'a>>),
+    Csv(arrow_csv::Writer<Watched<'s, 'a>>),
+    Lines(Watched<'s, 'a>, Vec<u8>),
+}
+
+/// The output, noting in `closed` when a write finds its reader gone (a closed pipe): the
+/// Parquet, Arrow and CSV writers wrap that error in their own (the CSV writer keeps only its
+/// text), and a closed pipe ends a run quietly where any other write error fails it.
+pub(crate) struct Watched<'s, 'a> {
+    pub sink: &'s mut Sink<'a>,
+    pub closed: &'s AtomicBool,
+}
+
+impl Watched<'_, '_> {
+    fn note<T>(&self, result: io::Result<T>) -> io::Result<T> {
+        if let Err(e) = &result {
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                self.closed.store(true, Ordering::Relaxed);
+            }
+        }
+        result
+    }
+}
+
+impl Write for Watched<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.sink.write(buf);
+        self.note(written)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        let written = self.sink.write_all(buf);
+        self.note(written)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        let flushed = self.sink.flush();
+        self.note(flushed)
+    }
 }
 
 fn other(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
@@ -33,7 +68,7 @@ impl<'s, 'a> TableWriter<'s, 'a> {
     /// output starts with its header row (the first shard's does).
     pub fn new(
         format: OutputFormat,
-        sink: &'s mut Sink<'a>,
+        sink: Watched<'s, 'a>,
         layout: &Layout,
         header: bool,
     ) -> io::Result<TableWriter<'s, 'a>> {
@@ -152,7 +187,7 @@ impl<'s, 'a> TableWriter<'s, 'a> {
             TableWriter::Parquet(w) => w.close().map(drop).map_err(other),
             TableWriter::Arrow(mut w) => w.finish().map_err(other),
             TableWriter::Csv(w) => w.into_inner().flush(),
-            TableWriter::Lines(sink, _) => sink.flush(),
+            TableWriter::Lines(mut sink, _) => sink.flush(),
         }
     }
 }
