@@ -113,8 +113,8 @@ where
     R: RecordReader,
     W: Renderer<R>,
 {
-    if task == Task::Explain {
-        return explain_records(reader, out);
+    if let Task::Explain { nested } = task {
+        return explain_records(reader, nested, out);
     }
     let filters = task.filters();
     while let Some(record) = reader.next_record() {
@@ -138,10 +138,10 @@ where
 /// [`answer_records`] for [`Task::Explain`]: each record's path, whatever the format's own
 /// rendering (a record that is not a puzzle gets its status line and a blank line).
 #[inline(never)]
-fn explain_records<R: RecordReader>(mut reader: R, out: &mut BlockOut) {
+fn explain_records<R: RecordReader>(mut reader: R, nested: bool, out: &mut BlockOut) {
     while let Some(record) = reader.next_record() {
         let outcome = match &record.puzzle {
-            Ok(puzzle) => crate::task::explain_into(puzzle, &mut out.bytes),
+            Ok(puzzle) => crate::task::explain_into(puzzle, nested, &mut out.bytes),
             Err(invalid) => {
                 let outcome = Outcome::Invalid(*invalid);
                 outcome.write_line(&mut out.bytes);

@@ -314,7 +314,7 @@ fn slow_tasks_get_small_blocks() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("puzzles.txt");
     std::fs::write(&path, &text).unwrap();
-    let (graded, summary, seen) = run_on_file(&config(Task::Grade, 2), &path);
+    let (graded, summary, seen) = run_on_file(&config(Task::Grade { nested: false }, 2), &path);
     assert_eq!(summary.tally.records, 400);
     assert!(
         seen.progress.len() >= 8,
@@ -322,7 +322,7 @@ fn slow_tasks_get_small_blocks() {
         seen.progress.len(),
         text.len()
     );
-    let (one_thread, _, _) = run_on_file(&config(Task::Grade, 1), &path);
+    let (one_thread, _, _) = run_on_file(&config(Task::Grade { nested: false }, 1), &path);
     assert_eq!(
         graded, one_thread,
         "the answers do not depend on the blocks"
@@ -341,9 +341,10 @@ fn slow_tasks_read_a_large_file_in_larger_blocks_until_its_end() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("puzzles.txt");
     std::fs::write(&path, &text).unwrap();
-    let (graded, summary, mapped) = run_on_file(&config(Task::Grade, 2), &path);
+    let (graded, summary, mapped) = run_on_file(&config(Task::Grade { nested: false }, 2), &path);
     assert_eq!(summary.tally.records, 20_000);
-    let (streamed, _, stream) = run_in_memory(&config(Task::Grade, 2), text.as_bytes());
+    let (streamed, _, stream) =
+        run_in_memory(&config(Task::Grade { nested: false }, 2), text.as_bytes());
     let (mapped, stream) = (mapped.progress.len(), stream.progress.len());
     assert!(
         stream >= text.len() / (5 << 10) && mapped < stream / 2,
@@ -364,7 +365,7 @@ fn slow_tasks_are_answered_in_small_jobs() {
         samples: 2,
         seed: 0,
     };
-    for task in [Task::Grade, rate] {
+    for task in [Task::Grade { nested: false }, rate] {
         let (min, max) = task.job_len(64);
         assert!(min <= max && max <= 8, "{task:?}: jobs of {min} to {max}");
     }
@@ -385,7 +386,7 @@ fn slow_tasks_are_answered_in_small_jobs() {
         sudoku_batch::Engine::new(1).unwrap(),
         sudoku_batch::Engine::new(2).unwrap(),
     );
-    for task in [Task::Grade, rate] {
+    for task in [Task::Grade { nested: false }, rate] {
         let answered = lines(two.answer(task, &records));
         assert_eq!(answered, lines(one.answer(task, &records)), "{task:?}");
         assert_eq!(answered.iter().filter(|&&b| b == b'\n').count(), 300);

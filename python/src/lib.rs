@@ -71,7 +71,7 @@ struct Options {
 impl Options {
     #[new]
     #[pyo3(signature = (task, *, threads=0, with_status=false, with_columns=false, lexmin=false, limit=2, unique=false,
-        samples=16, seed=0, exact=false, format="auto", output_format="auto", column=None, solution_column=None,
+        samples=16, seed=0, exact=false, nested=false, format="auto", output_format="auto", column=None, solution_column=None,
         keep_solution_column=false, max_messages=20, shard=None, against=None))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with its default
     fn new(
@@ -85,6 +85,7 @@ impl Options {
         samples: u32,
         seed: u64,
         exact: bool,
+        nested: bool,
         format: &str,
         output_format: &str,
         column: Option<String>,
@@ -101,7 +102,8 @@ impl Options {
             .unique(unique)
             .samples(samples)
             .seed(seed)
-            .exact(exact);
+            .exact(exact)
+            .nested(nested);
         Ok(Options {
             task: Task::named(task, options).map_err(|e| value_error(&e))?,
             threads,

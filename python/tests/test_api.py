@@ -223,3 +223,14 @@ def test_grade_columns_match_the_cli_and_bad_records_are_none(cli, tmp_path):
     assert graded["status"][8].startswith("invalid") and graded["status"][9] == "unsolvable"
     assert isinstance(sb._native.GRADE_VERSION, int)
     assert isinstance(sb._native.RATE_VERSION, int) and sb._native.RATE_VERSION >= 1
+
+
+def test_grade_nested_ranks_a_puzzle_the_standard_grade_leaves_at_the_top(cli):
+    # From the forum's hardest list: the standard grade stops at "Trial depth 2+".
+    hard = "..39.....4...8..36..8...1...4..6..738......1......2.....4.7..686........7.....5.."
+    standard = sb.grade([hard])
+    nested = sb.grade([hard], nested=True)
+    assert standard["hardest"] == ["Trial depth 2+"] and standard["se_estimate"] == [10.5]
+    assert nested["hardest"] == ["Trial depth 2"] and 10.0 < nested["se_estimate"][0] < 12.0
+    line = subprocess.run([cli, "grade", "-q", "--nested"], input=hard + "\n", capture_output=True, text=True, check=True)
+    assert line.stdout == f"{nested['se_estimate'][0]:.1f} trial Trial depth 2\n"

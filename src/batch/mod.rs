@@ -520,7 +520,7 @@ fn run_once(
         "csv" => OutputFormat::Csv,
         _ => OutputFormat::Line,
     };
-    if config.task == Task::Explain && own_format != OutputFormat::Line {
+    if matches!(config.task, Task::Explain { .. }) && own_format != OutputFormat::Line {
         return Err(BatchError::Format {
             name,
             source: FormatError::Explain("a CSV"),
@@ -596,7 +596,7 @@ impl Columnar {
         observer: &mut dyn Observer,
         filter: Option<&mut (dyn Filter + 'static)>,
     ) -> Result<Summary, BatchError> {
-        if config.task == Task::Explain {
+        if matches!(config.task, Task::Explain { .. }) {
             return Err(BatchError::Format {
                 name: self.name,
                 source: FormatError::Explain("a Parquet or Arrow"),
@@ -819,7 +819,7 @@ impl<'a> Plan<'a> {
             },
             // `--explain` ends each record with a blank line already.
             separator: match config.task {
-                Task::Explain => b"",
+                Task::Explain { .. } => b"",
                 _ => format.block_separator(),
             },
             first_line: self.opened.first_line,

@@ -105,6 +105,12 @@ pub enum Command {
         /// hint system shows it, the grade, and a blank line (line or grid input).
         #[arg(long)]
         explain: bool,
+        /// Where trial of depth 1 finds nothing, search trial of depth 2 (each candidate
+        /// assumed, with trial of depth 1 inside the assumption) and score it by its shortest
+        /// contradiction, instead of stopping at `Trial depth 2+` (10.5): ranks the hardest
+        /// puzzles among themselves, at about a second for each one that needs it.
+        #[arg(long)]
+        nested: bool,
     },
     /// Keep the first record of each equivalence class, in input order, each record as it came.
     Dedupe {
@@ -248,8 +254,16 @@ impl Command {
             Command::Check { unique, .. } => Task::Check { unique },
             Command::Canon { .. } => Task::Canon,
             Command::Rate { samples, seed, .. } => Task::Rate { samples, seed },
-            Command::Grade { explain: false, .. } => Task::Grade,
-            Command::Grade { explain: true, .. } => Task::Explain,
+            Command::Grade {
+                explain: false,
+                nested,
+                ..
+            } => Task::Grade { nested },
+            Command::Grade {
+                explain: true,
+                nested,
+                ..
+            } => Task::Explain { nested },
             Command::Dedupe { exact, .. } => Task::Dedupe { exact },
             Command::Generate(_)
             | Command::Bench(_)

@@ -977,6 +977,110 @@ pub(super) fn trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
     }
 }
 
+/// The closure of `t` through the pattern rungs below the chains, as in [`assumption_closure`]
+/// on a board not known to be closed, counting the cells it places: the board it ends on and
+/// that count, or the count at the contradiction it meets.
+fn counted_closure(t: &State, buf: &mut Steps) -> Result<(State, u32), u32> {
+    let mut t = *t;
+    let mut todo = Todo::everywhere();
+    let mut placed = 0;
+    while !t.solved() {
+        buf.clear();
+        if basic::all_singles(&t, buf).is_err() {
+            return Err(placed);
+        }
+        if buf.is_empty() {
+            for &rung in TRIAL_PATTERNS {
+                todo.run(&t, rung, &[0; 9], buf);
+                if !buf.is_empty() {
+                    break;
+                }
+            }
+            if buf.is_empty() {
+                return Ok((t, placed));
+            }
+        }
+        placed += buf.steps().iter().filter(|s| s.place.is_some()).count() as u32;
+        if t.apply_unchecked(buf.steps()).is_err() {
+            return Err(placed);
+        }
+    }
+    Ok((t, placed))
+}
+
+/// Assuming `d` in `c` on `s`, followed through the pattern rungs and trial of depth 1 inside
+/// the assumption, in turn, until a contradiction: its length (the cells placed and the
+/// candidates trial removed on the way), or `None` without one (or once longer than `limit`).
+fn nested_contradiction(s: &State, c: usize, d: usize, limit: u32) -> Option<u32> {
+    let mut t = *s;
+    if t.place(c, d).is_err() {
+        return Some(0);
+    }
+    let mut length = 0;
+    let mut buf = Steps::new();
+    loop {
+        match counted_closure(&t, &mut buf) {
+            Err(placed) => return Some(length + placed),
+            Ok((end, placed)) => {
+                t = end;
+                length += placed;
+            }
+        }
+        if t.solved() || length > limit {
+            return None;
+        }
+        // Every rung below trial has found nothing on `t` (trial's precondition); no candidate
+        // is known to be safe inside an assumption.
+        buf.clear();
+        trial(&t, &[0; 9], &mut buf);
+        if buf.is_empty() {
+            return None;
+        }
+        length += buf.len() as u32;
+        if t.apply_unchecked(buf.steps()).is_err() {
+            return Some(length);
+        }
+    }
+}
+
+/// Trial of depth 2 ([`super::Options::nested`]): a candidate assumed true, followed through
+/// the pattern rungs and trial of depth 1 inside the assumption, ends in a contradiction: it
+/// goes. The shortest contradictions are taken, scored by their length as chains are; the
+/// candidates of `solution` are not assumed (see [`nishio`]).
+///
+/// `s` must be a board where trial of depth 1 found nothing.
+#[inline(never)]
+pub(super) fn nested_trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
+    let mut found: Stack<(u8, u8, u32), NODES> = Stack::new();
+    let mut low = u32::MAX;
+    for c in 0..CELLS {
+        for d in digits_of(s.cand[c]) {
+            if solution[d] >> c & 1 == 1 {
+                continue;
+            }
+            if let Some(length) = nested_contradiction(s, c, d, low) {
+                low = low.min(length);
+                found.push((c as u8, d as u8, length));
+            }
+        }
+    }
+    for &(c, d, length) in found.as_slice() {
+        if length == low {
+            let (c, d) = (usize::from(c), usize::from(d));
+            let mut step = Step::new(Technique::Trial);
+            step.length = 2;
+            step.tenths = NESTED_TRIAL_TENTHS + length_tenths(2 * length + 2);
+            step.eliminations[d] = 1u128 << c;
+            step.cells = 1u128 << c;
+            step.digits = 1 << d;
+            out.push(step);
+        }
+    }
+}
+
+/// The base score of trial of depth 2, to which its length adds.
+const NESTED_TRIAL_TENTHS: u8 = 100;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -379,8 +379,12 @@ pub struct Grade {
     pub tenths: u8,
     /// The number of steps of the path.
     pub steps: u32,
-    /// With [`Technique::Trial`]: the nesting needed (1, or 2 meaning "2 or more"); else 0.
+    /// With [`Technique::Trial`]: the nesting needed (1; 2; 3 meaning "3 or more"), where a
+    /// standard grade (not [`Options::nested`]) does not search past 1 and says 2 for "2 or
+    /// more"; else 0.
     pub trial_depth: u8,
+    /// Whether the grade searched trial of depth 2 ([`Options::nested`]).
+    pub nested: bool,
     /// Whether the puzzle has exactly one solution (uniqueness techniques were allowed).
     pub unique: bool,
 }
@@ -411,18 +415,32 @@ impl Grade {
     /// The hardest technique as the `hardest` column writes it: its name, for trial its depth
     /// (`Trial depth 1`, `Trial depth 2+`), and `none` for a grid that needs no step.
     pub fn hardest_text(&self) -> &'static str {
-        match (self.hardest, self.trial_depth) {
-            (None, _) => "none",
-            (Some(Technique::Trial), 1) => "Trial depth 1",
-            (Some(Technique::Trial), _) => "Trial depth 2+",
-            (Some(t), _) => t.name(),
+        match (self.hardest, self.trial_depth, self.nested) {
+            (None, ..) => "none",
+            (Some(Technique::Trial), 1, _) => "Trial depth 1",
+            (Some(Technique::Trial), 2, false) => "Trial depth 2+",
+            (Some(Technique::Trial), 2, true) => "Trial depth 2",
+            (Some(Technique::Trial), ..) => "Trial depth 3+",
+            (Some(t), ..) => t.name(),
         }
     }
 }
 
+/// How the ladder grades: [`Options::default`] is the standard grade.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Options {
+    /// Where trial of depth 1 finds nothing, search trial of depth 2 (each candidate assumed,
+    /// and followed with the patterns and trial of depth 1 inside the assumption), scored by
+    /// the length of its shortest contradiction, instead of stopping at `Trial depth 2+`. It
+    /// ranks the hardest puzzles among themselves, at about a second for each puzzle that
+    /// needs it; puzzles that do not are graded as without it. Unique puzzles only: one with
+    /// several solutions stops at `Trial depth 2+` either way.
+    pub nested: bool,
+}
+
 /// Grades `puzzle`; `None` when it has no solution.
 pub fn grade(puzzle: &Grid) -> Option<Grade> {
-    ladder(puzzle, &mut |_| {}, Solve::WhenNeeded)
+    ladder(puzzle, Options::default(), &mut |_| {}, Solve::WhenNeeded)
 }
 
 /// Grades `puzzle` and returns its path too (for a hint system; this one allocates); `None` when
@@ -431,14 +449,33 @@ pub fn explain(puzzle: &Grid) -> Option<(Grade, Vec<Step>)> {
     let mut steps = Vec::new();
     // Steps handed over before the puzzle is known to have no solution are dropped with the
     // vector.
-    let grade = ladder(puzzle, &mut |s| steps.push(*s), Solve::WhenNeeded)?;
+    let grade = ladder(
+        puzzle,
+        Options::default(),
+        &mut |s| steps.push(*s),
+        Solve::WhenNeeded,
+    )?;
     Some((grade, steps))
 }
 
 /// Grades `puzzle`, handing each step of the path to `step` in order; `None` when it has no
 /// solution (then no step is handed over).
 pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
-    ladder(puzzle, step, Solve::First)
+    ladder(puzzle, Options::default(), step, Solve::First)
+}
+
+/// [`grade`] with `options`.
+pub fn grade_with_options(puzzle: &Grid, options: Options) -> Option<Grade> {
+    ladder(puzzle, options, &mut |_| {}, Solve::WhenNeeded)
+}
+
+/// [`grade_with`] with `options`.
+pub fn explain_with_options(
+    puzzle: &Grid,
+    options: Options,
+    step: &mut dyn FnMut(&Step),
+) -> Option<Grade> {
+    ladder(puzzle, options, step, Solve::First)
 }
 
 /// When the ladder asks the solver about the puzzle.
@@ -490,7 +527,12 @@ impl Answer<'_> {
 }
 
 /// The ladder: each round, the rungs in order until one finds something; its steps are applied.
-fn ladder(puzzle: &Grid, step: &mut dyn FnMut(&Step), solve: Solve) -> Option<Grade> {
+fn ladder(
+    puzzle: &Grid,
+    options: Options,
+    step: &mut dyn FnMut(&Step),
+    solve: Solve,
+) -> Option<Grade> {
     let mut answer = Answer {
         puzzle,
         counted: None,
@@ -505,6 +547,7 @@ fn ladder(puzzle: &Grid, step: &mut dyn FnMut(&Step), solve: Solve) -> Option<Gr
         tenths: 0,
         steps: 0,
         trial_depth: 0,
+        nested: options.nested,
         unique: true,
     };
     let mut buf = Steps::new();
@@ -550,13 +593,19 @@ fn ladder(puzzle: &Grid, step: &mut dyn FnMut(&Step), solve: Solve) -> Option<Gr
                 break;
             }
         }
+        // Trial of depth 2, where asked for and the puzzle is unique (the solver has run:
+        // trial needed it).
+        let nested = buf.is_empty() && options.nested && answer.counted == Some(true);
+        if nested {
+            chains::nested_trial(&state, &answer.known, &mut buf);
+        }
         if buf.is_empty() {
-            // Trial of depth 2 or more: not searched.
+            // Trial of a depth not searched: 2 or more, or with `nested`, 3 or more.
             let mut s = Step::new(Technique::Trial);
-            s.length = 2;
-            s.tenths = TRIAL2_TENTHS;
+            s.length = if nested { 3 } else { 2 };
+            s.tenths = if nested { TRIAL3_TENTHS } else { TRIAL2_TENTHS };
             grade.note(&s);
-            grade.trial_depth = 2;
+            grade.trial_depth = s.length;
             step(&s);
             break;
         }
@@ -606,8 +655,10 @@ fn solution_by_digit(solution: &Grid) -> [u128; 9] {
     known
 }
 
-/// The score of a trial that needs two levels of nesting or more.
+/// The score of a trial that needs two levels of nesting or more (not searched).
 const TRIAL2_TENTHS: u8 = 105;
+/// The score of a trial that needs three levels of nesting or more (not searched).
+const TRIAL3_TENTHS: u8 = 120;
 
 impl Grade {
     fn note(&mut self, s: &Step) {

@@ -33,13 +33,14 @@ pub enum Task {
     /// A difficulty figure: see [`crate::rate`].
     Rate { samples: u32, seed: u64 },
     /// Human-style grade: the hardest technique a person needs and a score on the Sudoku
-    /// Explainer scale: see [`crate::grade`].
-    Grade,
+    /// Explainer scale: see [`crate::grade`]; with `nested`, trial of depth 2 is searched
+    /// ([`crate::grade::Options::nested`]).
+    Grade { nested: bool },
     /// [`Task::Grade`] with each puzzle's path (`grade --explain`): per record of a text input,
     /// the puzzle, one line per step, the grade, and a blank line (docs/grading.md). The
     /// batch run refuses CSV, Parquet and Arrow input for it (its output is not a table); a
     /// single [`answer`] is the grade.
-    Explain,
+    Explain { nested: bool },
     /// Keep the first record of each class (equivalent puzzles; with `exact`, equal cells). The
     /// record itself is the output; a [`crate::Deduper`] decides which records are kept.
     Dedupe { exact: bool },
@@ -118,6 +119,8 @@ pub struct TaskOptions {
     pub seed: u64,
     /// `dedupe`: drop only records with equal cells, not equivalent ones.
     pub exact: bool,
+    /// `grade`: search trial of depth 2 ([`crate::grade::Options::nested`]).
+    pub nested: bool,
 }
 
 impl Default for TaskOptions {
@@ -129,6 +132,7 @@ impl Default for TaskOptions {
             samples: 16,
             seed: 0,
             exact: false,
+            nested: false,
         }
     }
 }
@@ -164,6 +168,11 @@ impl TaskOptions {
         self.exact = yes;
         self
     }
+    /// Sets `nested`.
+    pub fn nested(mut self, yes: bool) -> Self {
+        self.nested = yes;
+        self
+    }
 }
 
 impl Task {
@@ -181,7 +190,7 @@ impl Task {
                 samples: o.samples,
                 seed: o.seed,
             },
-            "grade" => Task::Grade,
+            "grade" => Task::Grade { nested: o.nested },
             "dedupe" => Task::Dedupe { exact: o.exact },
             other => return Err(TaskError::Unknown(other.to_string())),
         })
@@ -197,8 +206,8 @@ impl Task {
             Task::Check { .. } => "check",
             Task::Canon => "canon",
             Task::Rate { .. } => "rate",
-            Task::Grade => "grade",
-            Task::Explain => "grade --explain",
+            Task::Grade { .. } => "grade",
+            Task::Explain { .. } => "grade --explain",
             Task::Dedupe { .. } => "dedupe",
         }
     }
@@ -228,7 +237,10 @@ impl Task {
 
     /// `grade` and `rate`: up to milliseconds per record, where the others take microseconds.
     fn is_slow(self) -> bool {
-        matches!(self, Task::Grade | Task::Explain | Task::Rate { .. })
+        matches!(
+            self,
+            Task::Grade { .. } | Task::Explain { .. } | Task::Rate { .. }
+        )
     }
 
     /// Whether the output of a record is the record itself (kept or dropped), not an answer.
@@ -271,11 +283,11 @@ impl Task {
         ];
         match self {
             Task::Solve { .. } => &SOLVE,
-            Task::Grade => &GRADE,
+            Task::Grade { .. } => &GRADE,
             Task::Count { .. } => &COUNT,
             Task::Canon => &CANON,
             Task::Rate { .. } => &RATE,
-            Task::Check { .. } | Task::Dedupe { .. } | Task::Explain => &[],
+            Task::Check { .. } | Task::Dedupe { .. } | Task::Explain { .. } => &[],
         }
     }
 
@@ -421,17 +433,19 @@ fn answer_out_of_line(task: Task, puzzle: &Grid, solution: Option<&[u8]>) -> Out
             Some(rating) => Outcome::Rated(rating),
             None => no_solution(puzzle, Outcome::Unsolvable),
         },
-        Task::Grade | Task::Explain => match grade::grade(puzzle) {
-            Some(g) => Outcome::Graded(g),
-            None => no_solution(puzzle, Outcome::Unsolvable),
-        },
+        Task::Grade { nested } | Task::Explain { nested } => {
+            match grade::grade_with_options(puzzle, grade::Options { nested }) {
+                Some(g) => Outcome::Graded(g),
+                None => no_solution(puzzle, Outcome::Unsolvable),
+            }
+        }
     }
 }
 
 /// [`Task::Explain`] on one puzzle: appends the puzzle, its path (one numbered line per step),
 /// its grade line and a blank line to `out`, or, for a puzzle without a solution, the puzzle,
 /// its status line (`unsolvable`, or `invalid: givens clash: ...`) and a blank line.
-pub(crate) fn explain_into(puzzle: &Grid, out: &mut Vec<u8>) -> Outcome {
+pub(crate) fn explain_into(puzzle: &Grid, nested: bool, out: &mut Vec<u8>) -> Outcome {
     use std::io::Write as _;
     writeln!(out, "{puzzle}").expect("writing to memory");
     let mut n = 0;
@@ -439,7 +453,7 @@ pub(crate) fn explain_into(puzzle: &Grid, out: &mut Vec<u8>) -> Outcome {
         n += 1;
         writeln!(out, "{n:4}. {step}").expect("writing to memory");
     };
-    let outcome = match grade::grade_with(puzzle, &mut line) {
+    let outcome = match grade::explain_with_options(puzzle, grade::Options { nested }, &mut line) {
         Some(g) => {
             writeln!(
                 out,
@@ -580,7 +594,7 @@ mod tests {
         assert_eq!(names("rate".parse().unwrap()), ["rating", "singles"]);
         assert!(names(Task::Check { unique: true }).is_empty());
         assert_eq!(
-            names(Task::Grade),
+            names(Task::Grade { nested: false }),
             ["grade", "se_estimate", "hardest", "steps"]
         );
     }

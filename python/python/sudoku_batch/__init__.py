@@ -387,17 +387,22 @@ def grade(
     *,
     threads: Optional[int] = None,
     with_status: bool = False,
+    nested: bool = False,
 ) -> Any:
     """A human-style grade for every puzzle: a logical solver applies a fixed ladder of
     techniques, always the easiest that makes progress (docs/grading.md).
 
     Returns a ``dict`` of columns, each in the kind of ``puzzles`` (a ``list``; Arrow in, Arrow
     arrays): ``grade`` (the band: ``easy`` to ``extreme``, or ``trial``), ``se_estimate`` (a
-    ``float`` on the Sudoku Explainer scale), ``hardest`` (the hardest technique used; ``"none"`` for a full grid) and
-    ``steps`` (an ``int``); ``None`` where the puzzle has no solution or is malformed. With
-    ``with_status=True``, the dict also has ``status``.
+    ``float`` on the Sudoku Explainer scale), ``hardest`` (the hardest technique used;
+    ``"none"`` for a full grid) and ``steps`` (an ``int``); ``None`` where the puzzle has no
+    solution or is malformed. With ``with_status=True``, the dict also has ``status``. With
+    ``nested=True``, trial of depth 2 is searched where trial of depth 1 finds nothing, which
+    ranks the hardest puzzles among themselves (about a second for each one that needs it).
     """
-    native = _native.Options("grade", with_status=bool(with_status), with_columns=True, threads=_threads(threads))
+    native = _native.Options(
+        "grade", with_status=bool(with_status), with_columns=True, threads=_threads(threads), nested=bool(nested)
+    )
     names = [name for name, _ in _native.result_columns("grade")]
     kind = _arrow_kind(puzzles, "puzzles")
     if kind is not None:

@@ -31,6 +31,7 @@ class Options:
         samples: int = 16,
         seed: int = 0,
         exact: bool = False,
+        nested: bool = False,
         format: str = "auto",
         output_format: str = "auto",
         column: Optional[str] = None,

@@ -116,6 +116,7 @@ def answer_column(
     unique: bool = False,
     samples: int = 16,
     seed: int = 0,
+    nested: bool = False,
     threads: Optional[int] = None,
     names: Optional[list] = None,
 ) -> Any:
@@ -125,7 +126,8 @@ def answer_column(
     ``task="solve"`` a string column ``solution`` (null where there is none), ``"count"`` a long
     column ``count`` (``limit`` means "at least"), ``"canon"`` a string column ``canonical``,
     ``"rate"`` a double column ``rating`` and a boolean column ``singles`` (``samples``
-    isomorphs, ``seed``), ``"check"`` none: its verdict is the status, for the solutions in
+    isomorphs, ``seed``), ``"grade"`` the grade's four (``nested``: see
+    :func:`sudoku_batch.grade`), ``"check"`` none: its verdict is the status, for the solutions in
     ``solution_column``. ``status`` (default ``status``) holds ``solved``/``ok``,
     ``unsolvable``, ``wrong: ...`` or ``invalid: ...``.
 
@@ -167,7 +169,14 @@ def answer_column(
             fields.append(field)
     schema = StructType(fields)
     fill = outs[0] if task == "solve" and outs[0] in df.columns else None
-    options = dict(lexmin=bool(lexmin), limit=int(limit), unique=bool(unique), samples=int(samples), seed=int(seed))
+    options = dict(
+        lexmin=bool(lexmin),
+        limit=int(limit),
+        unique=bool(unique),
+        samples=int(samples),
+        seed=int(seed),
+        nested=bool(nested),
+    )
 
     def answer_batches(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
