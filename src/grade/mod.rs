@@ -383,7 +383,8 @@ pub struct Grade {
     /// standard grade (not [`Options::nested`]) does not search past 1 and says 2 for "2 or
     /// more"; else 0.
     pub trial_depth: u8,
-    /// Whether the grade searched trial of depth 2 ([`Options::nested`]).
+    /// Whether the grade searched trial of depth 2 ([`Options::nested`], on a unique puzzle
+    /// that needed it).
     pub nested: bool,
     /// Whether the puzzle has exactly one solution (uniqueness techniques were allowed).
     pub unique: bool,
@@ -547,7 +548,7 @@ fn ladder(
         tenths: 0,
         steps: 0,
         trial_depth: 0,
-        nested: options.nested,
+        nested: false,
         unique: true,
     };
     let mut buf = Steps::new();
@@ -598,6 +599,7 @@ fn ladder(
         let nested = buf.is_empty() && options.nested && answer.counted == Some(true);
         if nested {
             chains::nested_trial(&state, &answer.known, &mut buf);
+            grade.nested = true;
         }
         if buf.is_empty() {
             // Trial of a depth not searched: 2 or more, or with `nested`, 3 or more.
