@@ -834,3 +834,65 @@ fn other_columnar_inputs_get_a_message_that_says_what_is_wrong() {
         .contains("--shard needs a regular file"));
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn a_table_that_names_no_puzzle_column_gets_the_column_csv_would_take_and_says_so() {
+    let dir = Dir::new();
+    let shipped = common::puzzle_texts(&common::shipped("sample.txt"));
+    let clues: Vec<&str> = shipped.iter().take(3).map(String::as_str).collect();
+    // Before the puzzles: a column of full grids (a solution column by another name) and one
+    // whose first value is null. A full grid is the puzzle column only if nothing else is.
+    let full = "123456789456789123789123456231564897564897231897231564312645978645978312978312645";
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("grid", DataType::Utf8, false),
+        Field::new("hint", DataType::Utf8, true),
+        Field::new("clues", DataType::Utf8, false),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec![full; 3])),
+        Arc::new(StringArray::from(vec![
+            None,
+            Some(clues[1]),
+            Some(clues[2]),
+        ])),
+        Arc::new(StringArray::from(clues.clone())),
+    ];
+    let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
+    let parquet = dir.path("t.parquet");
+    let mut writer = ArrowWriter::try_new(File::create(&parquet).unwrap(), schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let csv = dir.path("t.csv");
+    let mut text = String::from("grid,hint,clues\n");
+    for (i, c) in clues.iter().enumerate() {
+        let hint = if i == 0 { "" } else { c };
+        text += &format!("{full},{hint},{c}\n");
+    }
+    std::fs::write(&csv, &text).unwrap();
+    let expected: String = clues.iter().map(|c| format!("{c}\n")).collect();
+    for (input, format) in [(&parquet, "parquet"), (&csv, "csv")] {
+        let out = bin()
+            .args(["solve", "--output-format", "csv"])
+            .arg(input)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.contains(&format!("format: {format} (the "))
+                && stderr.contains(
+                    "names no puzzle column, but column \"clues\" holds 81-cell puzzles)"
+                ),
+            "{stderr}"
+        );
+        // The input's columns, then `solution` and `status`.
+        let table = String::from_utf8(out.stdout).unwrap();
+        let answers: String = table
+            .lines()
+            .skip(1)
+            .map(|row| format!("{}\n", row.split(',').nth(3).unwrap()))
+            .collect();
+        let checked = common::check_output(expected.as_bytes(), &answers, 0);
+        assert_eq!(checked.not_solved, 0, "{answers}");
+    }
+}

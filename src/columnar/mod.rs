@@ -405,7 +405,6 @@ impl Run<'_> {
         };
         let rows_before: u64 = units[..first_unit].iter().sum();
         let rows: u64 = units[first_unit..last_unit].iter().sum();
-        observer.start(Work::Records(rows), None);
 
         let (piece_tx, piece_rx) = bounded::<Piece>(2);
         let (done_tx, done_rx) = bounded::<Answered>(2);
@@ -458,6 +457,15 @@ impl Run<'_> {
                     return (Ok(()), Err(e), None);
                 }
             };
+            let note = layout.by_values.then(|| {
+                format!(
+                    "format: {} (the table names no puzzle column, but column {:?} holds \
+                     81-cell puzzles)",
+                    kind.name(),
+                    schema.field(layout.puzzle).name()
+                )
+            });
+            observer.start(Work::Records(rows), note.as_deref());
             let layout = Arc::new(layout);
             let sink = sink::Watched {
                 sink: &mut sink,

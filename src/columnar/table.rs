@@ -13,7 +13,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
 use crate::formats::{FormatError, PUZZLE_NAMES, SOLUTION_NAMES};
-use crate::grid::CELLS;
+use crate::grid::{Grid, CELLS};
 use crate::task::{ColumnType, Invalid, Outcome, Record, Task, Value, STATUS};
 
 /// The text cells of a string or binary column, read in place.
@@ -121,13 +121,15 @@ pub(crate) struct Layout {
     pub schema: SchemaRef,
     /// How many columns the output adds to the input's.
     added: usize,
+    /// The puzzle column was recognised by its values, no name saying which it is.
+    pub by_values: bool,
 }
 
 impl Layout {
     /// Finds the puzzle column of a table with `schema`: the one named `column`, else the
-    /// first text column with one of the usual names ([`PUZZLE_NAMES`]), else the first text
-    /// column whose first cell in `first` (the first batch) holds 81 cells. The solution column
-    /// likewise (`solution_column`, else [`SOLUTION_NAMES`]).
+    /// first text column with one of the usual names ([`PUZZLE_NAMES`]), else the column
+    /// holding puzzles in `first` (the first batch) as CSV finds it ([`first_puzzle_column`]).
+    /// The solution column likewise (`solution_column`, else [`SOLUTION_NAMES`]).
     pub fn find(
         schema: &SchemaRef,
         first: Option<&RecordBatch>,
@@ -161,6 +163,7 @@ impl Layout {
                     .find(|&i| Some(i) != except && text(i) && names[i].eq_ignore_ascii_case(w))
             })
         };
+        let by_name = column.is_some() || usual(&PUZZLE_NAMES, None).is_some();
         let puzzle = match column {
             Some(name) => named(name)?,
             None => {
@@ -227,6 +230,7 @@ impl Layout {
             fills,
             schema,
             added,
+            by_values: !by_name,
         })
     }
 
@@ -322,16 +326,30 @@ impl Layout {
     }
 }
 
-/// The first text column whose first non-null cell holds a puzzle's 81 cells.
+/// The puzzle column of a table that names none, found by its values as CSV finds it
+/// ([`crate::formats::csv::first_puzzle_column`]): among the first rows of `batch`, the first
+/// text column whose value is an 81-cell puzzle with a blank (a full grid there is more likely a
+/// solution column), else any 81-cell value. A null is no value.
 fn first_puzzle_column(batch: &RecordBatch) -> Option<usize> {
-    (0..batch.num_columns()).find(|&i| {
-        let Some(cells) = Strings::new(batch.column(i).as_ref()) else {
-            return false;
-        };
-        (0..batch.num_rows())
-            .find_map(|row| cells.get(row))
-            .is_some_and(|text| crate::grid::Grid::parse(text.trim_ascii()).is_ok())
-    })
+    let columns: Vec<(usize, Strings)> = (0..batch.num_columns())
+        .filter_map(|i| Some((i, Strings::new(batch.column(i).as_ref())?)))
+        .collect();
+    let mut full = None;
+    for row in 0..batch.num_rows().min(64) {
+        for (i, cells) in &columns {
+            let Some(grid) = cells
+                .get(row)
+                .and_then(|v| Grid::parse(v.trim_ascii()).ok())
+            else {
+                continue;
+            };
+            if grid.givens() < CELLS {
+                return Some(*i);
+            }
+            full = full.or(Some(*i));
+        }
+    }
+    full
 }
 
 /// The Arrow type of a result column.

@@ -891,33 +891,45 @@ fn assumption_closure(
         true => Todo::searched(s),
         false => Todo::everywhere(),
     };
+    close(&mut t, &mut todo, dead, buf).ok().map(|_| t)
+}
+
+/// The rounds of a closure (see [`assumption_closure`]) on `t`: every single at once, else the
+/// first pattern rung, cheapest first, that finds something. `Ok` once `t` is solved or nothing
+/// more is found, `Err` at a contradiction or a candidate of `dead` placed; either way with the
+/// count of cells placed, the round that met the contradiction included.
+fn close(t: &mut State, todo: &mut Todo, dead: &[u128; 9], buf: &mut Steps) -> Result<u32, u32> {
+    let mut placed = 0;
     // A solved board is sound (`place` refuses a digit its units hold); any other is checked
     // by the singles' pass, so a round's board is checked before the patterns look at it.
     while !t.solved() {
         buf.clear();
-        if basic::all_singles(&t, buf).is_err() {
-            return None;
+        if basic::all_singles(t, buf).is_err() {
+            return Err(placed);
         }
         if buf.is_empty() {
             for &rung in TRIAL_PATTERNS {
-                todo.run(&t, rung, &[0; 9], buf);
+                todo.run(t, rung, &[0; 9], buf);
                 if !buf.is_empty() {
                     break;
                 }
             }
             if buf.is_empty() {
-                return Some(t);
+                return Ok(placed);
             }
         }
-        let places_dead = buf.steps().iter().any(|step| {
-            step.place
-                .is_some_and(|(c, v)| dead[usize::from(v - 1)] >> c & 1 == 1)
-        });
+        let mut places_dead = false;
+        for step in buf.steps() {
+            if let Some((c, v)) = step.place {
+                placed += 1;
+                places_dead |= dead[usize::from(v - 1)] >> c & 1 == 1;
+            }
+        }
         if places_dead || t.apply_unchecked(buf.steps()).is_err() {
-            return None;
+            return Err(placed);
         }
     }
-    Some(t)
+    Ok(placed)
 }
 
 /// Trial (depth 1): a candidate assumed true, followed through every pattern technique below the
@@ -977,37 +989,6 @@ pub(super) fn trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
     }
 }
 
-/// The closure of `t` through the pattern rungs below the chains, as in [`assumption_closure`]
-/// on a board not known to be closed, counting the cells it places: the board it ends on and
-/// that count, or the count at the contradiction it meets.
-fn counted_closure(t: &State, buf: &mut Steps) -> Result<(State, u32), u32> {
-    let mut t = *t;
-    let mut todo = Todo::everywhere();
-    let mut placed = 0;
-    while !t.solved() {
-        buf.clear();
-        if basic::all_singles(&t, buf).is_err() {
-            return Err(placed);
-        }
-        if buf.is_empty() {
-            for &rung in TRIAL_PATTERNS {
-                todo.run(&t, rung, &[0; 9], buf);
-                if !buf.is_empty() {
-                    break;
-                }
-            }
-            if buf.is_empty() {
-                return Ok((t, placed));
-            }
-        }
-        placed += buf.steps().iter().filter(|s| s.place.is_some()).count() as u32;
-        if t.apply_unchecked(buf.steps()).is_err() {
-            return Err(placed);
-        }
-    }
-    Ok((t, placed))
-}
-
 /// Assuming `d` in `c` on `s`, followed through the pattern rungs and trial of depth 1 inside
 /// the assumption, in turn, until a contradiction: its length (the cells placed and the
 /// candidates trial removed on the way), or `None` without one (or once longer than `limit`).
@@ -1019,12 +1000,10 @@ fn nested_contradiction(s: &State, c: usize, d: usize, limit: u32) -> Option<u32
     let mut length = 0;
     let mut buf = Steps::new();
     loop {
-        match counted_closure(&t, &mut buf) {
+        // No candidate is known to end in a contradiction inside an assumption.
+        match close(&mut t, &mut Todo::everywhere(), &[0; 9], &mut buf) {
             Err(placed) => return Some(length + placed),
-            Ok((end, placed)) => {
-                t = end;
-                length += placed;
-            }
+            Ok(placed) => length += placed,
         }
         if t.solved() || length > limit {
             return None;
