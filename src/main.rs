@@ -67,28 +67,32 @@ fn require_stdout() -> Result<(), Failure> {
     Ok(())
 }
 
+/// Whether `path` is a name of standard output itself (a closed one would be `/dev/null` by now).
+fn names_stdout(path: &std::path::Path) -> bool {
+    ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+        .iter()
+        .any(|name| path == std::path::Path::new(name))
+}
+
 fn main() -> ExitCode {
     let cli = match flags::Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => e.exit(), // --help, --version: stdout, exit 0
+        Ok(cli) => Ok(cli),
+        // --help, --version: stdout, exit 0; clap colours them on a terminal.
+        Err(e) if !e.use_stderr() && std::io::stdout().is_terminal() => e.exit(),
+        // Elsewhere as any output, so a full disk is an error, not a silent success.
+        Err(e) if !e.use_stderr() => Err(print_generated(|out| write!(out, "{}", e.render()))),
         Err(e) => {
             // clap's message starts `error: `: one style for every error.
             let _ = write!(std::io::stderr(), "sudoku-batch: {}", e.render());
             return ExitCode::from(2);
         }
     };
-    cli::signals::install();
-    let result = match cli.command {
-        flags::Command::Generate(args) => run_generate(args),
-        flags::Command::Bench(args) => run_bench(args),
-        flags::Command::Completions { shell } => print_generated(|out| {
-            clap_complete::generate(shell, &mut flags::Cli::command(), "sudoku-batch", out);
-            Ok(())
-        }),
-        flags::Command::Man => {
-            print_generated(|out| clap_mangen::Man::new(flags::Cli::command()).render(out))
+    let result = match cli {
+        Err(printed) => printed,
+        Ok(cli) => {
+            cli::signals::install();
+            run(cli)
         }
-        ref command => run_batch(command),
     };
     match result {
         Ok(code) => code,
@@ -96,6 +100,20 @@ fn main() -> ExitCode {
             say!("sudoku-batch: error: {message}");
             ExitCode::from(code)
         }
+    }
+}
+
+/// The command `cli` asks for.
+fn run(cli: flags::Cli) -> Result<ExitCode, Failure> {
+    match cli.command {
+        flags::Command::Generate(args) => run_generate(args),
+        flags::Command::Bench(args) => run_bench(args),
+        flags::Command::Completions { shell } => print_generated(|out| {
+            clap_complete::generate(shell, &mut flags::Cli::command(), "sudoku-batch", out);
+            Ok(())
+        }),
+        flags::Command::Man => print_generated(|out| cli::man(out)),
+        ref command => run_batch(command),
     }
 }
 
@@ -125,8 +143,9 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
         }
         return Ok(ExitCode::from(2));
     }
-    if matches!(output, Output::Writer { .. }) {
-        require_stdout()?;
+    match &output {
+        Output::Path(path) if !names_stdout(path) => {}
+        _ => require_stdout()?,
     }
     // stdout, or a path to a device or pipe, is written directly, not renamed into place.
     cli::signals::output_is_stream(match &output {
@@ -197,7 +216,12 @@ fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
             require_stdout()?;
             Output::writer("stdout", std::io::stdout())
         }
-        Some(path) => Output::Path(path.clone()),
+        Some(path) => {
+            if names_stdout(path) {
+                require_stdout()?;
+            }
+            Output::Path(path.clone())
+        }
     };
     // A progress bar only for a person watching a terminal.
     let mut console = Console::new(String::new(), std::io::stderr().is_terminal(), false);
@@ -211,12 +235,18 @@ fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
     };
     let mean = summary.total_clues as f64 / summary.puzzles.max(1) as f64;
     let secs = summary.elapsed.as_secs_f64();
+    // No puzzle, no clue figures.
+    let clues = match summary.puzzles {
+        0 => String::new(),
+        _ => format!(
+            "; clues min {} mean {mean:.2} max {}",
+            summary.min_clues, summary.max_clues
+        ),
+    };
     say!(
-        "sudoku-batch: generated {} puzzles in {secs:.2} s ({:.0} puzzles/s); clues min {} mean {mean:.2} max {}",
+        "sudoku-batch: generated {} puzzles in {secs:.2} s ({:.0} puzzles/s){clues}",
         summary.puzzles,
         summary.puzzles as f64 / secs.max(1e-9),
-        summary.min_clues,
-        summary.max_clues,
     );
     if summary.missed_target > 0 {
         say!(

@@ -638,7 +638,13 @@ fn a_closed_stdout_is_an_error_not_a_silent_success() {
             .unwrap()
     };
     let sample = sample().display().to_string();
-    for args in [format!("solve {sample}"), "generate -n 3".to_string()] {
+    for args in [
+        format!("solve {sample}"),
+        "generate -n 3".to_string(),
+        // Standard output by name is the same closed descriptor.
+        format!("solve {sample} -o /dev/stdout"),
+        "generate -n 3 -o /dev/stdout".to_string(),
+    ] {
         let done = run(&args);
         assert_eq!(done.status.code(), Some(2), "{args}");
         assert!(String::from_utf8_lossy(&done.stderr).contains("standard output is closed"));
@@ -701,16 +707,19 @@ fn a_full_stdout_and_stderr_give_exit_2_never_a_panic() {
             .open("/dev/full")
             .unwrap()
     };
-    let runs: [&[&str]; 4] = [
+    let runs: [&[&str]; 7] = [
         &["solve"],
         &["generate", "-n", "100"],
         &["bench", "--min-time", "0.01", "--warmup", "0"],
         &["solve", "/nonexistent/input.txt"],
+        &["--help"],
+        &["--version"],
+        &["man"],
     ];
     for args in runs {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sudoku-batch"));
         cmd.args(args);
-        if args.len() == 1 || args[0] == "bench" {
+        if args == ["solve"] || args[0] == "bench" {
             cmd.arg(sample());
         }
         let status = cmd.stdout(full()).stderr(full()).status().unwrap();
@@ -821,4 +830,26 @@ fn a_record_from_a_paused_pipe_is_answered_at_once() {
         drop(stdin);
         assert_eq!(child.wait().unwrap().code(), Some(0));
     }
+}
+
+#[test]
+fn lines_into_a_file_named_csv_are_written_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("answers.csv");
+    let done = bin()
+        .arg("solve")
+        .arg(sample())
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(done.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        stderr.contains("answers.csv is written as lines, the input's format"),
+        "{stderr}"
+    );
+    let input = std::fs::read(sample()).unwrap();
+    let checked = common::check_output(&input, &std::fs::read_to_string(&out).unwrap(), 0);
+    assert_eq!(checked.solved, 20);
 }

@@ -795,6 +795,26 @@ fn other_columnar_inputs_get_a_message_that_says_what_is_wrong() {
     writer.write(&batch).unwrap();
     writer.close().unwrap();
     refused(&numbers, "column \"puzzle\" holds Int64, not text");
+    // `check` with a solution column of numbers: its type is the problem, not a missing column.
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("puzzle", DataType::Utf8, false),
+        Field::new("solution", DataType::Int64, false),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec![p.as_str()])),
+        Arc::new(arrow_array::Int64Array::from(vec![1])),
+    ];
+    let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
+    let mut writer = ArrowWriter::try_new(File::create(&numbers).unwrap(), schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let out = bin().arg("check").arg(&numbers).output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("column \"solution\" holds Int64, not text"),
+        "{stderr}"
+    );
     // A text --format on a Parquet file.
     let out = bin()
         .args(["solve", "--format", "csv"])

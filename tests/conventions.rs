@@ -55,6 +55,35 @@ fn completions_and_the_man_page_come_from_the_flags() {
     for command in COMMANDS {
         assert!(man.contains(command), "man: no {command}");
     }
+    // The exit codes, each code of docs/formats.md's table, in the page and in --help.
+    let help = stdout_of(&["--help"]);
+    let (_, section) = man
+        .split_once(".SH \"EXIT STATUS\"")
+        .expect("an exit status section");
+    let (_, listed) = help
+        .split_once("Exit status:")
+        .expect("exit codes in --help");
+    let formats =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/formats.md")).unwrap();
+    let (_, table) = formats.split_once("## Exit codes").unwrap();
+    let codes: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.starts_with("|---"))
+        .skip(1)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('|').nth(1).unwrap().trim())
+        .collect();
+    assert_eq!(codes, ["0", "1", "2", "128+N"]);
+    for code in codes {
+        assert!(
+            section.contains(&format!(".TP\n{code}\n")),
+            "man: no exit code {code}"
+        );
+        assert!(
+            listed.contains(&format!("\n  {code} ")),
+            "--help: no exit code {code}"
+        );
+    }
 }
 
 #[test]

@@ -552,7 +552,12 @@ fn dedupe_against_a_file_with_bad_records_says_so() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "a bad record in the other file");
     assert_eq!(text(&out.stdout), p[1..].join("\n") + "\n");
-    assert!(text(&out.stderr).contains("1 malformed records of that file"));
+    // The message names the other file and the line.
+    let says = format!(
+        "--against: 1 malformed record could not be compared against, the first {}:2: invalid",
+        against.display()
+    );
+    assert!(text(&out.stderr).contains(&says), "{}", text(&out.stderr));
 }
 
 #[test]

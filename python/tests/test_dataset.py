@@ -93,4 +93,11 @@ def test_solve_file_keeps_every_column_of_a_sudoku_extreme_table(tmp_path):
     deduped = tmp_path / "deduped.csv"
     summary = sb.solve_file(src, deduped, task="dedupe", against=src)
     assert summary["duplicates"] == 20
+    assert summary["against_unread"] == 0 and summary["against_first"] is None
     assert open(deduped).read() == "source,question,answer,rating\n"
+    # A malformed record of the other file is counted and the first named by file and line.
+    other = tmp_path / "other.txt"
+    other.write_text(puzzles[0] + "\nx\n")
+    summary = sb.solve_file(src, deduped, task="dedupe", against=other)
+    assert summary["against_unread"] == 1
+    assert summary["against_first"] == f"{other}:2: invalid: expected 81 cells, found 1"

@@ -28,7 +28,7 @@ use std::time::Instant;
 use crate::dataset::dedupe::Deduper;
 use crate::engine::{Engine, EngineError};
 use crate::formats::{self, FormatChoice, FormatError, Opened};
-use crate::observe::{Observer, Silent, Work};
+use crate::observe::{Message, Observer, Work};
 use crate::task::{Outcome, Tally, Task};
 use output::Sink;
 use reader::Reader;
@@ -340,6 +340,9 @@ pub struct Summary {
     /// could not be compared against.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub against_unread: Option<u64>,
+    /// `dedupe --against`: the first of those records, as `file:line: problem`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub against_first: Option<String>,
     /// `solve` on a table: the input's solution column that the answers were written into, in
     /// place of its values.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -420,17 +423,30 @@ pub fn run(
     };
     // The classes of the other file go in first; its own records are not written anywhere.
     // Its format and columns are detected on their own: it may be laid out differently.
-    let mut pass = Config::new(task).threads(config.threads).max_messages(0);
+    let mut pass = Config::new(task).threads(config.threads).max_messages(1);
     pass.engine = config.engine.clone();
     let sink = Output::writer("nowhere", io::sink());
-    let against = match against.as_os_str() == "-" {
-        true => Input::reader("<stdin>", io::stdin()),
-        false => Input::Path(against.clone()),
+    let (against, name) = match against.as_os_str() == "-" {
+        true => (Input::reader("<stdin>", io::stdin()), "<stdin>".into()),
+        false => (Input::Path(against.clone()), against.display().to_string()),
     };
-    let loaded = run_once(&pass, against, sink, &mut Silent, Some(&mut deduper))?;
+    let mut first = FirstMessage(None);
+    let loaded = run_once(&pass, against, sink, &mut first, Some(&mut deduper))?;
     let mut summary = run_once(config, input, output, observer, Some(&mut deduper))?;
     summary.against_unread = Some(loaded.tally.invalid);
+    summary.against_first = first.0.map(|m| format!("{name}:{}: {}", m.line, m.problem));
     Ok(summary)
+}
+
+/// Keeps the first message of a run.
+struct FirstMessage(Option<Message>);
+
+impl Observer for FirstMessage {
+    fn message(&mut self, message: &Message) {
+        if self.0.is_none() {
+            self.0 = Some(*message);
+        }
+    }
 }
 
 /// One input through the pipeline: what [`run`] does once, or twice for `dedupe --against`.
@@ -540,8 +556,23 @@ fn run_once(
             },
         });
     }
+    // An output named `.csv` for lines is answered as lines (a one-column file without a header
+    // reads back as lines), but not without a word.
+    let named_csv = (config.output_format == OutputFormat::Auto
+        && output_format == OutputFormat::Csv
+        && own_format == OutputFormat::Line)
+        .then(|| {
+            format!(
+                "the output {out_name} is written as lines, the input's format (CSV output needs \
+                 a CSV, Parquet or Arrow input)"
+            )
+        });
+    let note = match (&opened.note, named_csv) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.clone().or(b),
+    };
     let work = reader.total_len().map_or(Work::Unknown, Work::Bytes);
-    observer.start(work, opened.note.as_deref());
+    observer.start(work, note.as_deref());
     let plan = Plan {
         config,
         opened: &opened,
@@ -564,6 +595,7 @@ fn run_once(
         threads,
         messages_not_shown: written.messages_not_shown,
         against_unread: None,
+        against_first: None,
         filled_column: opened.filled.clone(),
     })
 }

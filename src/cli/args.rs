@@ -14,7 +14,8 @@ use sudoku_batch::{Config, FormatChoice, Input, Output, OutputFormat, Shard, Tas
     name = "sudoku-batch",
     version,
     long_version = super::version::long(),
-    about = "Fast batch Sudoku solver: every core, input order, nothing lost"
+    about = "Fast batch Sudoku solver: every core, input order, nothing lost",
+    after_help = exit_status_help()
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -402,4 +403,20 @@ pub struct BenchArgs {
     /// Also write an SVG plot of puzzles/s against threads to FILE.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<std::path::PathBuf>,
+}
+
+/// The exit codes, as `--help` and the manual page state them.
+pub const EXIT_STATUS: [(&str, &str); 4] = [
+    ("0", "every record answered (also an empty input, a closed output pipe, and bad records under --exit-zero)"),
+    ("1", "some record unsolvable, invalid or (check) wrong; each still has its answer line"),
+    ("2", "usage or I/O error, said on stderr; no output file is left"),
+    ("128+N", "stopped by signal N (130: Ctrl-C); no output file is left"),
+];
+
+fn exit_status_help() -> String {
+    let mut text = String::from("Exit status:");
+    for (code, when) in EXIT_STATUS {
+        text += &format!("\n  {code:<6} {when}");
+    }
+    text
 }

@@ -539,6 +539,7 @@ impl Run<'_> {
             threads: engine.threads(),
             messages_not_shown: written.messages_not_shown,
             against_unread: None,
+            against_first: None,
             filled_column,
         })
     }

@@ -197,6 +197,16 @@ impl Layout {
             None => usual(&SOLUTION_NAMES, Some(puzzle)),
         };
         if task.needs_solution() && solution.is_none() {
+            // A column named like the solution column but of another type: say so.
+            if let Some(name) = SOLUTION_NAMES.iter().find_map(|w| {
+                names
+                    .iter()
+                    .enumerate()
+                    .find(|&(i, n)| i != puzzle && n.eq_ignore_ascii_case(w))
+                    .map(|(_, n)| n)
+            }) {
+                named(name)?;
+            }
             return Err(FormatError::NoSolutionColumn { names });
         }
         let fills = task.fills_solution_column()

@@ -96,7 +96,7 @@ pub enum FormatError {
     #[error("dedupe needs records on lines (line or CSV format), not grids")]
     DedupeNeedsRecordLines,
     /// A columnar input's puzzle or solution column does not hold text.
-    #[error("column {name:?} holds {data_type}, not text (puzzles are 81-character strings)")]
+    #[error("column {name:?} holds {data_type}, not text (puzzles and solutions are 81-character strings)")]
     NotText { name: String, data_type: String },
     /// The output format asked for cannot be written from this input.
     #[error("{output} output needs a Parquet or Arrow input; a {input} input is answered in its own format")]

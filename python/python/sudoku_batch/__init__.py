@@ -487,7 +487,8 @@ def solve_file(
 
     Returns the run summary as a ``dict``: ``records``, ``solved``, ``unsolvable``,
     ``invalid``, ``wrong``, ``unique``, ``multiple``, ``duplicates``, ``against_unread`` (dedupe
-    with ``against``: malformed records of that file, else ``None``), ``filled_column`` (the
+    with ``against``: malformed records of that file, else ``None``), ``against_first`` (the
+    first of them as ``"file:line: problem"``, else ``None``), ``filled_column`` (the
     input's solution column that ``"solve"`` filled in place, else ``None``), ``seconds``, ``puzzles_per_second``,
     ``format``, ``threads``, ``messages`` (``(line, text)`` for the first ``max_messages`` bad
     records) and ``messages_not_shown``.
