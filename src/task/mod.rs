@@ -354,6 +354,32 @@ impl<'a> Record<'a> {
             Err(invalid) => Outcome::Invalid(*invalid),
         }
     }
+
+    /// [`Record::answer`] into `outcome`, whatever it held: for a loop over records, where
+    /// `solve` writes each solution over the last one's (no grid cleared, none copied).
+    #[inline(always)] // into the per-record loop: a call costs a record more than it saves
+    pub(crate) fn answer_into(&self, task: Task, outcome: &mut Outcome) {
+        match (&self.puzzle, task) {
+            (Ok(puzzle), Task::Solve { lexmin: false }) => solve_into(puzzle, outcome),
+            (Ok(puzzle), _) => *outcome = answer_out_of_line(task, puzzle, self.solution),
+            (Err(invalid), _) => *outcome = Outcome::Invalid(*invalid),
+        }
+    }
+}
+
+/// `solve` of `puzzle` into `outcome`. A found solution fills every cell, so a grid already
+/// there is written over as it is.
+#[inline(always)]
+fn solve_into(puzzle: &Grid, outcome: &mut Outcome) {
+    if !matches!(outcome, Outcome::Solved(_)) {
+        *outcome = Outcome::Solved(Grid::EMPTY);
+    }
+    if let Outcome::Solved(solution) = outcome {
+        if solver::solve_into(puzzle, solution) {
+            return;
+        }
+    }
+    *outcome = no_solution(puzzle, Outcome::Unsolvable);
 }
 
 /// Runs `task` on a parsed puzzle. `solution` is the solution text the record carries (`check`
