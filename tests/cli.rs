@@ -659,8 +659,7 @@ fn a_closed_stdout_is_an_error_not_a_silent_success() {
 
 #[test]
 fn every_subcommand_exits_0_quietly_on_a_closed_output_pipe() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command as Std, Stdio};
+    use std::process::Command as Std;
     let runs: [&[&str]; 3] = [
         &["generate", "-n", "2000000", "--seed", "3"],
         &["solve", "-j", "2"],
@@ -682,18 +681,8 @@ fn every_subcommand_exits_0_quietly_on_a_closed_output_pipe() {
         if args[0] != "generate" {
             cmd.arg(&big);
         }
-        let mut child = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        drop(out); // like `| head -1`
-        let done = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&done.stderr);
-        assert_eq!(done.status.code(), Some(0), "{args:?}: {stderr}");
+        let (code, stderr) = common::run_into_a_closed_pipe(&mut cmd);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
         assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
     }
 }

@@ -381,8 +381,7 @@ fn arrow_ipc_files_are_read_and_written_and_stdin_takes_parquet() {
 
 #[test]
 fn a_closed_output_pipe_ends_a_table_run_quietly_in_every_output_format() {
-    use std::io::Read;
-    use std::process::{Command as Std, Stdio};
+    use std::process::Command as Std;
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("big.parquet");
     let mut many = puzzles();
@@ -390,24 +389,12 @@ fn a_closed_output_pipe_ends_a_table_run_quietly_in_every_output_format() {
     let many: Vec<Option<String>> = many.iter().cycle().take(60_000).cloned().collect();
     write_parquet(&input, &many, 5_000);
     for format in ["csv", "parquet", "arrow", "line"] {
-        let mut child = Std::new(env!("CARGO_BIN_EXE_sudoku-batch"))
-            .args(["solve", "--output-format", format])
-            .arg(&input)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut first = [0u8; 10];
-        child
-            .stdout
-            .as_mut()
-            .unwrap()
-            .read_exact(&mut first)
-            .unwrap();
-        drop(child.stdout.take()); // like `| head -c 10`
-        let done = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&done.stderr);
-        assert_eq!(done.status.code(), Some(0), "{format}: {stderr}");
+        let (code, stderr) = common::run_into_a_closed_pipe(
+            Std::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+                .args(["solve", "--output-format", format])
+                .arg(&input),
+        );
+        assert_eq!(code, Some(0), "{format}: {stderr}");
         assert!(!stderr.contains("Broken pipe"), "{format}: {stderr}");
     }
 }

@@ -156,3 +156,29 @@ fn units() -> Vec<Vec<usize>> {
     });
     rows.chain(cols).chain(boxes).collect()
 }
+
+/// Runs `cmd` with its stdout read for its first 10 bytes and then closed, as `| head -c 10`
+/// does: the exit status and stderr once it has ended. A run that finishes before it notices
+/// the closed pipe passes too; the tests give it far more than a pipe's buffer to write.
+pub fn run_into_a_closed_pipe(cmd: &mut std::process::Command) -> (Option<i32>, String) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 10];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let done = child.wait_with_output().unwrap();
+    (
+        done.status.code(),
+        String::from_utf8_lossy(&done.stderr).into_owned(),
+    )
+}
