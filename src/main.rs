@@ -298,7 +298,12 @@ fn utc_now() -> String {
 fn print_generated(
     generate: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
 ) -> Result<ExitCode, Failure> {
-    require_stdout()?;
+    // No -o here to point to, unlike `require_stdout`.
+    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Failure::usage(
+            "standard output is closed: nothing could be written",
+        ));
+    }
     let mut text = Vec::new();
     generate(&mut text).map_err(|e| Failure::usage(format!("generating: {e}")))?;
     let mut stdout = std::io::stdout().lock();

@@ -644,6 +644,8 @@ fn a_closed_stdout_is_an_error_not_a_silent_success() {
         // Standard output by name is the same closed descriptor.
         format!("solve {sample} -o /dev/stdout"),
         "generate -n 3 -o /dev/stdout".to_string(),
+        "--help".to_string(),
+        "man".to_string(),
     ] {
         let done = run(&args);
         assert_eq!(done.status.code(), Some(2), "{args}");
@@ -835,10 +837,40 @@ fn lines_into_a_file_named_csv_are_written_with_a_note() {
     assert_eq!(done.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert!(
-        stderr.contains("answers.csv is written as lines, the input's format"),
+        stderr.contains("answers.csv is written in the input's format, line, not CSV"),
         "{stderr}"
     );
     let input = std::fs::read(sample()).unwrap();
     let checked = common::check_output(&input, &std::fs::read_to_string(&out).unwrap(), 0);
     assert_eq!(checked.solved, 20);
+    // Grids stay grids, and the note says so.
+    let grids = common::shipped("classic_spaces.txt");
+    let done = bin()
+        .arg("solve")
+        .arg(&grids)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        stderr.contains("answers.csv is written in the input's format, grid, not CSV"),
+        "{stderr}"
+    );
+    let grid_rows = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(grid_rows.lines().next().unwrap().split(' ').count(), 9);
+    // A CSV input is answered as CSV, with no note.
+    let csv = dir.path().join("in.csv");
+    std::fs::write(&csv, format!("puzzle\n{}\n", sample_puzzles()[0])).unwrap();
+    let done = bin()
+        .arg("solve")
+        .arg(&csv)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&done.stderr).contains("not CSV"));
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .starts_with("puzzle,solution,status\n"));
 }

@@ -865,8 +865,13 @@ fn a_table_that_names_no_puzzle_column_gets_the_column_csv_would_take_and_says_s
         Arc::new(StringArray::from(clues.clone())),
     ];
     let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
+    // A row group per row: the second shard's own first row has a puzzle in `hint`.
     let parquet = dir.path("t.parquet");
-    let mut writer = ArrowWriter::try_new(File::create(&parquet).unwrap(), schema, None).unwrap();
+    let properties = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(1))
+        .build();
+    let mut writer =
+        ArrowWriter::try_new(File::create(&parquet).unwrap(), schema, Some(properties)).unwrap();
     writer.write(&batch).unwrap();
     writer.close().unwrap();
     let csv = dir.path("t.csv");
@@ -902,4 +907,38 @@ fn a_table_that_names_no_puzzle_column_gets_the_column_csv_would_take_and_says_s
         let checked = common::check_output(expected.as_bytes(), &answers, 0);
         assert_eq!(checked.not_solved, 0, "{answers}");
     }
+    let solve = |args: &[&str], input: &Path| {
+        let out = bin().arg("solve").args(args).arg(input).output().unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        (String::from_utf8(out.stdout).unwrap(), stderr)
+    };
+    // Every shard takes the column the whole file takes.
+    let (lines, stderr) = solve(&["--shard", "2/2"], &parquet);
+    assert!(stderr.contains("column \"clues\""), "{stderr}");
+    let checked = common::check_output(&expected.as_bytes()[82..], &lines, 0);
+    assert_eq!(checked.solved, 2, "{lines}");
+    // A column named by --column: taken, with no note.
+    let (_, stderr) = solve(&["--column", "clues"], &parquet);
+    assert!(!stderr.contains("names no puzzle column"), "{stderr}");
+    // Full grids alone: that column is the puzzle column.
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int32, false),
+        Field::new("g", DataType::Utf8, false),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int32Array::from(vec![1])),
+        Arc::new(StringArray::from(vec![full])),
+    ];
+    let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
+    let grids = dir.path("g.parquet");
+    let mut writer = ArrowWriter::try_new(File::create(&grids).unwrap(), schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let (lines, stderr) = solve(&[], &grids);
+    assert!(
+        stderr.contains("column \"g\" holds 81-cell puzzles"),
+        "{stderr}"
+    );
+    assert_eq!(lines, format!("{full}\n"));
 }

@@ -554,7 +554,7 @@ fn dedupe_against_a_file_with_bad_records_says_so() {
     assert_eq!(text(&out.stdout), p[1..].join("\n") + "\n");
     // The message names the other file and the line.
     let says = format!(
-        "--against: 1 malformed record could not be compared against, the first {}:2: invalid",
+        "--against: 1 malformed record not compared; the first: {}:2: invalid",
         against.display()
     );
     assert!(text(&out.stderr).contains(&says), "{}", text(&out.stderr));

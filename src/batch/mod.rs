@@ -426,10 +426,11 @@ pub fn run(
     let mut pass = Config::new(task).threads(config.threads).max_messages(1);
     pass.engine = config.engine.clone();
     let sink = Output::writer("nowhere", io::sink());
-    let (against, name) = match against.as_os_str() == "-" {
-        true => (Input::reader("<stdin>", io::stdin()), "<stdin>".into()),
-        false => (Input::Path(against.clone()), against.display().to_string()),
+    let against = match against.as_os_str() == "-" {
+        true => Input::reader("<stdin>", io::stdin()),
+        false => Input::Path(against.clone()),
     };
+    let name = against.name();
     let mut first = FirstMessage(None);
     let loaded = run_once(&pass, against, sink, &mut first, Some(&mut deduper))?;
     let mut summary = run_once(config, input, output, observer, Some(&mut deduper))?;
@@ -556,15 +557,16 @@ fn run_once(
             },
         });
     }
-    // An output named `.csv` for lines is answered as lines (a one-column file without a header
-    // reads back as lines), but not without a word.
+    // An output named `.csv` for a line or grid input is written in that format (a one-column
+    // file without a header reads back as lines), but not without a word.
     let named_csv = (config.output_format == OutputFormat::Auto
         && output_format == OutputFormat::Csv
         && own_format == OutputFormat::Line)
         .then(|| {
             format!(
-                "the output {out_name} is written as lines, the input's format (CSV output needs \
-                 a CSV, Parquet or Arrow input)"
+                "the output {out_name} is written in the input's format, {}, not CSV (CSV output \
+                 needs a CSV, Parquet or Arrow input)",
+                opened.format.name()
             )
         });
     let note = match (&opened.note, named_csv) {

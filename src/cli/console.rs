@@ -159,12 +159,12 @@ pub fn report(command: &str, s: &Summary, quiet: bool, json: bool) {
         }
         if let Some(unread) = s.against_unread.filter(|&n| n > 0) {
             let records = if unread == 1 { "record" } else { "records" };
-            let first = s.against_first.as_deref().unwrap_or("?");
-            let _ = writeln!(
-                err,
-                "sudoku-batch: --against: {unread} malformed {records} could not be compared \
-                 against, the first {first}"
-            );
+            let mut line =
+                format!("sudoku-batch: --against: {unread} malformed {records} not compared");
+            if let Some(first) = &s.against_first {
+                line += &format!("; the first: {first}");
+            }
+            let _ = writeln!(err, "{line}");
         }
     }
     if json {

@@ -8,20 +8,21 @@ pub mod console;
 pub mod signals;
 pub mod version;
 
-/// The manual page: clap's sections, with the exit codes in their own section (clap's would
-/// title them `EXTRA`).
+/// The manual page: clap's, with the exit codes in a section of their own before `VERSION`
+/// (clap's `after_help` section would be titled `EXTRA`).
 pub fn man(out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let man = clap_mangen::Man::new(<args::Cli as clap::CommandFactory>::command());
-    man.render_title(out)?;
-    man.render_name_section(out)?;
-    man.render_synopsis_section(out)?;
-    man.render_description_section(out)?;
-    man.render_options_section(out)?;
-    man.render_subcommands_section(out)?;
-    writeln!(out, ".SH \"EXIT STATUS\"")?;
+    let mut page = Vec::new();
+    clap_mangen::Man::new(<args::Cli as clap::CommandFactory>::command()).render(&mut page)?;
+    let page = String::from_utf8(page).map_err(std::io::Error::other)?;
+    let mut section = String::from(".SH \"EXIT STATUS\"\n");
     for (code, when) in args::EXIT_STATUS {
-        // A line starting with `.` or `'` would be a roff request; none of these does.
-        writeln!(out, ".TP\n{code}\n{when}")?;
+        // roff: `\-` is a minus sign (a plain `-` may print as a hyphen); no line starts
+        // with `.` or `'`.
+        let when = when.replace('\\', "\\e").replace('-', "\\-");
+        section += &format!(".TP\n{code}\n{when}\n");
     }
-    man.render_version_section(out)
+    let at = page.find(".SH VERSION").unwrap_or(page.len());
+    out.write_all(page[..at].as_bytes())?;
+    out.write_all(section.as_bytes())?;
+    out.write_all(page[at..].as_bytes())
 }

@@ -403,6 +403,18 @@ impl Run<'_> {
             }
             None => (0, units.len()),
         };
+        // A later shard looks for an unnamed puzzle column where the whole file does: in the
+        // file's first rows, so every shard takes the same column.
+        let mut sample = None;
+        if first_unit > 0 && config.column.is_none() {
+            decode(|| {
+                source.read(0, &mut |batch| {
+                    sample = Some(batch);
+                    false
+                })
+            })
+            .map_err(read_error)?;
+        }
         let rows_before: u64 = units[..first_unit].iter().sum();
         let rows: u64 = units[first_unit..last_unit].iter().sum();
 
@@ -439,6 +451,7 @@ impl Run<'_> {
                 Err(_) => None,
             };
             let first_batch = match &first {
+                _ if sample.is_some() => sample.as_ref(),
                 Some(Piece::Batch(batch)) => Some(batch),
                 _ => None,
             };

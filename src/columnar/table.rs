@@ -163,11 +163,15 @@ impl Layout {
                     .find(|&i| Some(i) != except && text(i) && names[i].eq_ignore_ascii_case(w))
             })
         };
-        let by_name = column.is_some() || usual(&PUZZLE_NAMES, None).is_some();
+        let mut by_values = false;
         let puzzle = match column {
             Some(name) => named(name)?,
             None => {
-                match usual(&PUZZLE_NAMES, None).or_else(|| first.and_then(first_puzzle_column)) {
+                let by_data = || {
+                    by_values = true;
+                    first.and_then(first_puzzle_column)
+                };
+                match usual(&PUZZLE_NAMES, None).or_else(by_data) {
                     Some(i) => i,
                     // A column named like the puzzle column but of another type: say so.
                     None => match PUZZLE_NAMES
@@ -198,16 +202,16 @@ impl Layout {
         };
         if task.needs_solution() && solution.is_none() {
             // A column named like the solution column but of another type: say so.
-            if let Some(name) = SOLUTION_NAMES.iter().find_map(|w| {
-                names
-                    .iter()
-                    .enumerate()
-                    .find(|&(i, n)| i != puzzle && n.eq_ignore_ascii_case(w))
-                    .map(|(_, n)| n)
-            }) {
-                named(name)?;
-            }
-            return Err(FormatError::NoSolutionColumn { names });
+            let not_text = SOLUTION_NAMES.iter().find_map(|w| {
+                (0..names.len()).find(|&i| i != puzzle && names[i].eq_ignore_ascii_case(w))
+            });
+            return Err(match not_text {
+                Some(i) => FormatError::NotText {
+                    name: names[i].clone(),
+                    data_type: schema.field(i).data_type().to_string(),
+                },
+                None => FormatError::NoSolutionColumn { names },
+            });
         }
         let fills = task.fills_solution_column()
             && !keep_solution
@@ -240,7 +244,7 @@ impl Layout {
             fills,
             schema,
             added,
-            by_values: !by_name,
+            by_values,
         })
     }
 

@@ -897,7 +897,8 @@ fn assumption_closure(
 /// The rounds of a closure (see [`assumption_closure`]) on `t`: every single at once, else the
 /// first pattern rung, cheapest first, that finds something. `Ok` once `t` is solved or nothing
 /// more is found, `Err` at a contradiction or a candidate of `dead` placed; either way with the
-/// count of cells placed, the round that met the contradiction included.
+/// count of cells placed, including a round whose placements met the contradiction (not one
+/// whose singles' pass found it).
 fn close(t: &mut State, todo: &mut Todo, dead: &[u128; 9], buf: &mut Steps) -> Result<u32, u32> {
     let mut placed = 0;
     // A solved board is sound (`place` refuses a digit its units hold); any other is checked

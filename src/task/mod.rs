@@ -389,18 +389,14 @@ fn solve_into(puzzle: &Grid, outcome: &mut Outcome) {
 /// stays off the hot path of good records.
 #[inline]
 pub fn answer(task: Task, puzzle: &Grid, solution: Option<&[u8]>) -> Outcome {
-    // `solve`, the task of most runs, is answered inline in the caller's per-record loop, and
-    // its search writes the solution straight into the outcome there: a call, and two copies of
-    // the grid on the way back, cost a record about as much as reading it. The rest out of line.
+    // `solve`, the task of most runs, is answered inline, its search writing the solution
+    // straight into the outcome; the rest out of line. (The batch's per-record loop uses
+    // `Record::answer_into`, which also keeps one outcome from record to record.)
     match task {
         Task::Solve { lexmin: false } => {
-            let mut outcome = Outcome::Solved(Grid::EMPTY);
-            if let Outcome::Solved(solution) = &mut outcome {
-                if solver::solve_into(puzzle, solution) {
-                    return outcome;
-                }
-            }
-            no_solution(puzzle, Outcome::Unsolvable)
+            let mut outcome = Outcome::Unsolvable;
+            solve_into(puzzle, &mut outcome);
+            outcome
         }
         _ => answer_out_of_line(task, puzzle, solution),
     }

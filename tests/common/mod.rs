@@ -1,5 +1,6 @@
-//! Shared test helpers: where the public data sets are, and an independent checker of line-format
-//! output written from the rules of Sudoku (it shares no code with the engine).
+//! Shared test helpers: where the public data sets are, an independent checker of line-format
+//! output written from the rules of Sudoku (it shares no code with the engine), and a run into a
+//! closed pipe.
 #![allow(dead_code)]
 
 pub mod reference;
