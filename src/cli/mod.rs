@@ -22,7 +22,7 @@ pub fn man(out: &mut dyn std::io::Write) -> std::io::Result<()> {
         section += &format!(".TP\n{code}\n{when}\n");
     }
     let at = page.find(".SH VERSION").unwrap_or(page.len());
-    out.write_all(page[..at].as_bytes())?;
+    out.write_all(&page.as_bytes()[..at])?;
     out.write_all(section.as_bytes())?;
-    out.write_all(page[at..].as_bytes())
+    out.write_all(&page.as_bytes()[at..])
 }
