@@ -408,36 +408,16 @@ fn a_failed_run_leaves_an_existing_output_untouched() {
 
 #[test]
 fn a_closed_output_pipe_ends_the_run_quietly() {
-    use std::io::Read;
-    use std::process::{Command as Std, Stdio};
     let input = std::fs::read_to_string(sample()).unwrap().repeat(2000);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("many.txt");
     std::fs::write(&path, input).unwrap();
-    let mut child = Std::new(env!("CARGO_BIN_EXE_sudoku-batch"))
-        .arg("solve")
-        .arg(&path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = [0u8; 82];
-    child
-        .stdout
-        .as_mut()
-        .unwrap()
-        .read_exact(&mut first)
-        .unwrap();
-    drop(child.stdout.take());
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0), "{stderr}");
+    let (code, stderr) = common::run_into_a_closed_pipe(
+        std::process::Command::new(env!("CARGO_BIN_EXE_sudoku-batch"))
+            .arg("solve")
+            .arg(&path),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(!stderr.contains("error"), "{stderr}");
 }
 
