@@ -57,6 +57,8 @@ mod task;
 pub use batch::{
     run, BatchError, Config, Input, Output, OutputFormat, Shard, ShardError, Summary, MAX_THREADS,
 };
+#[cfg(feature = "parquet")]
+pub use columnar::first_puzzle_column;
 pub use dataset::canon::{canonical, Canonicalizer};
 pub use dataset::dedupe::Deduper;
 pub use dataset::rate::{rate, Rating, RATE_VERSION};

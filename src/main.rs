@@ -40,19 +40,22 @@ impl Failure {
     }
 }
 
-/// Whether standard output was closed when the tool started (`>&-`). Rust's runtime opens
-/// `/dev/null` on a closed standard descriptor before `main`, so a run would write every answer
-/// there and report success; the descriptor is looked at before that, while the program loads.
+/// Whether standard input and output were closed when the tool started (`<&-`, `>&-`). Rust's
+/// runtime opens `/dev/null` on a closed standard descriptor before `main`, so a run would read
+/// an empty input, or write every answer there, and report success; the descriptors are looked
+/// at before that, while the program loads.
+static STDIN_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 #[cfg(target_os = "linux")]
 #[used]
 #[link_section = ".init_array"]
-static LOOK_AT_STDOUT: extern "C" fn() = {
+static LOOK_AT_STDIO: extern "C" fn() = {
     extern "C" fn look() {
-        // SAFETY: F_GETFD only reads the descriptor's flags; -1 means there is no descriptor 1.
-        let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
-        STDOUT_CLOSED.store(closed, std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: F_GETFD only reads a descriptor's flags; -1 means there is no such descriptor.
+        let closed = |fd| unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1;
+        STDIN_CLOSED.store(closed(0), std::sync::atomic::Ordering::Relaxed);
+        STDOUT_CLOSED.store(closed(1), std::sync::atomic::Ordering::Relaxed);
     }
     look
 };
@@ -67,9 +70,26 @@ fn require_stdout() -> Result<(), Failure> {
     Ok(())
 }
 
+/// An error if an input is standard input and it was closed.
+fn require_stdin() -> Result<(), Failure> {
+    if STDIN_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Failure::usage(
+            "standard input is closed: there is nothing to read (give an input file)",
+        ));
+    }
+    Ok(())
+}
+
 /// Whether `path` is a name of standard output itself (a closed one would be `/dev/null` by now).
 fn names_stdout(path: &std::path::Path) -> bool {
     ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+        .iter()
+        .any(|name| path == std::path::Path::new(name))
+}
+
+/// Whether `path` reads standard input: `-` or one of its names.
+fn names_stdin(path: &std::path::Path) -> bool {
+    ["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]
         .iter()
         .any(|name| path == std::path::Path::new(name))
 }
@@ -134,6 +154,12 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
                  other file by name",
             ));
         }
+    }
+    let against_stdin =
+        matches!(command, flags::Command::Dedupe { against: Some(a), .. } if names_stdin(a));
+    match &input {
+        Input::Path(path) if !names_stdin(path) && !against_stdin => {}
+        _ => require_stdin()?,
     }
     if matches!(input, Input::Reader { .. }) && std::io::stdin().is_terminal() {
         let mut cmd = flags::Cli::command();

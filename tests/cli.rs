@@ -639,6 +639,62 @@ fn a_closed_stdout_is_an_error_not_a_silent_success() {
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 20);
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_closed_stdin_is_an_error_not_an_empty_input() {
+    // `<&-`: no descriptor 0 (the runtime would put /dev/null there, an empty input).
+    let run = |args: &str| {
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec \"$0\" {args} <&-"))
+            .arg(env!("CARGO_BIN_EXE_sudoku-batch"))
+            .output()
+            .unwrap()
+    };
+    let sample = sample().display().to_string();
+    for args in [
+        "solve".to_string(),
+        "count -".to_string(),
+        "solve /dev/stdin".to_string(),
+        format!("dedupe {sample} --against -"),
+    ] {
+        let done = run(&args);
+        assert_eq!(done.status.code(), Some(2), "{args}");
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert!(
+            stderr.contains("standard input is closed"),
+            "{args}: {stderr}"
+        );
+        assert!(done.stdout.is_empty(), "{args}");
+    }
+    // An input file does not need stdin.
+    let done = run(&format!("solve -q {sample}"));
+    assert_eq!(done.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&done.stdout).lines().count(), 20);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_size_limit_is_a_write_error_not_a_silent_death() {
+    // Past `ulimit -f` a write fails with EFBIG (SIGXFSZ is ignored): a message and exit 2, and
+    // an output file is not left behind.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.txt");
+    let input = common::shipped("generated_easy_2000.txt");
+    let done = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 64 && exec \"$0\" solve -q \"$1\" -o \"$2\"")
+        .arg(env!("CARGO_BIN_EXE_sudoku-batch"))
+        .arg(&input)
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("File too large"), "{stderr}");
+    assert!(!out.exists());
+}
+
 #[test]
 fn every_subcommand_exits_0_quietly_on_a_closed_output_pipe() {
     use std::process::Command as Std;

@@ -287,6 +287,81 @@ fn shards_split_by_row_group_and_together_are_the_whole_output() {
 }
 
 #[test]
+fn csv_output_of_a_table_has_its_header_even_without_rows() {
+    // Sharded: more shards than row groups, so the first shard gets none; the header is still
+    // its to write, and the shards put together are the whole output.
+    let dir = Dir::new();
+    let input = dir.path("x.parquet");
+    write_parquet(&input, &puzzles()[..200], 30);
+    let whole = bin()
+        .args(["canon", "-q", "--output-format", "csv"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let mut joined = Vec::new();
+    for k in 1..=9 {
+        let part = bin()
+            .args([
+                "canon",
+                "-q",
+                "--output-format",
+                "csv",
+                "--shard",
+                &format!("{k}/9"),
+            ])
+            .arg(&input)
+            .output()
+            .unwrap();
+        if k == 1 {
+            assert_eq!(
+                part.stdout,
+                b"source,question,answer,rating,canonical,status\n"
+            );
+        }
+        joined.extend_from_slice(&part.stdout);
+    }
+    assert_eq!(joined, whole.stdout);
+    // A table of no rows: the header alone.
+    let empty = dir.path("empty.parquet");
+    write_parquet(&empty, &[], 30);
+    bin()
+        .args(["solve", "-q", "--output-format", "csv"])
+        .arg(&empty)
+        .assert()
+        .code(0)
+        .stdout("source,question,answer,rating,status\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_table_through_a_named_pipe_is_read_like_stdin() {
+    // `sudoku-batch solve <(cat x.parquet)`: a FIFO cannot be mapped or read twice.
+    let dir = Dir::new();
+    let input = dir.path("x.parquet");
+    write_parquet(&input, &puzzles(), 1000);
+    let fifo = dir.path("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let writer = {
+        let (input, fifo) = (input.clone(), fifo.clone());
+        std::thread::spawn(move || std::fs::write(&fifo, std::fs::read(&input).unwrap()).unwrap())
+    };
+    let piped = bin().args(["solve", "-q"]).arg(&fifo).output().unwrap();
+    writer.join().unwrap();
+    let direct = bin().args(["solve", "-q"]).arg(&input).output().unwrap();
+    assert_eq!(
+        piped.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
+    assert_eq!(piped.stdout, direct.stdout);
+}
+
+#[test]
 fn lines_and_csv_outputs_match_the_text_formats() {
     let dir = Dir::new();
     let input = dir.path("x.parquet");
@@ -494,6 +569,17 @@ fn unreadable_inputs_are_refused_with_one_message_and_no_output() {
     assert!(String::from_utf8(out.stderr)
         .unwrap()
         .contains("parquet output needs a Parquet or Arrow input"));
+    // A grid input is answered as grids: `line` asked for is refused too, not ignored.
+    let out = bin()
+        .args(["solve", "--output-format", "line"])
+        .arg(common::shipped("classic_spaces.txt"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("line output needs a Parquet or Arrow input; a grid input"));
 }
 
 #[test]

@@ -30,13 +30,13 @@ use pyo3::exceptions::{
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 use pyo3_arrow::input::AnyArray;
-use pyo3_arrow::{PyArray, PyChunkedArray};
+use pyo3_arrow::{PyArray, PyChunkedArray, PyRecordBatch};
 
 use rayon::prelude::*;
 use sudoku_batch::{
     BatchError, ColumnType, Config, Deduper, Engine, EngineError, FormatChoice, Grid, Input,
     Invalid, Message, Observer, Outcome, Output, OutputFormat, Record, Shard, Task, TaskOptions,
-    CELLS,
+    Work, CELLS,
 };
 
 /// Puzzles per segment: small enough that a segment of the hardest public puzzles (about 110 µs
@@ -1135,10 +1135,15 @@ fn dedupe_arrow(
 /// Collects the engine's messages for `run_file`, and stops the run when asked.
 struct Collect {
     messages: Vec<(u64, String)>,
+    /// What the CLI prints on stderr before the run: why the format or column was chosen.
+    note: Option<String>,
     stop: Arc<AtomicBool>,
 }
 
 impl Observer for Collect {
+    fn start(&mut self, _work: Work, note: Option<&str>) {
+        self.note = note.map(str::to_owned);
+    }
     fn message(&mut self, m: &Message) {
         self.messages.push((m.line, m.problem.to_string()));
     }
@@ -1170,6 +1175,7 @@ fn run_file<'py>(
     let stop = Arc::new(AtomicBool::new(false));
     let mut collect = Collect {
         messages: Vec::new(),
+        note: None,
         stop: Arc::clone(&stop),
     };
     // The run goes on a thread of its own; this thread waits without the GIL and checks for
@@ -1217,6 +1223,7 @@ fn run_file<'py>(
     d.set_item("puzzles_per_second", summary.puzzles_per_second)?;
     d.set_item("format", summary.format)?;
     d.set_item("threads", summary.threads)?;
+    d.set_item("note", collect.note)?;
     d.set_item("messages", collect.messages)?;
     d.set_item("messages_not_shown", summary.messages_not_shown)?;
     Ok(d)
@@ -1275,6 +1282,14 @@ fn detect_format(prefix: &[u8], column: Option<&str>) -> &'static str {
     }
 }
 
+/// The index of the puzzle column of a table that names none, found by the values of its first
+/// rows (`batch`, a record batch: pyarrow's, or anything with `__arrow_c_array__`) as the CLI
+/// finds it; `None` if no column holds a puzzle. Spark's route uses it on a table's first rows.
+#[pyfunction]
+fn puzzle_column_by_values(batch: PyRecordBatch) -> Option<usize> {
+    sudoku_batch::first_puzzle_column(&batch.into_inner())
+}
+
 /// The columns a task adds to a table, before `status` (none for check and dedupe), as
 /// `(name, type)` pairs, the type one of `grid`, `count`, `float`, `bool`: the one source of
 /// result columns for the CLI's CSV output, Python and Spark.
@@ -1305,6 +1320,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(answer_lines, m)?)?;
     m.add_function(wrap_pyfunction!(detect_format, m)?)?;
     m.add_function(wrap_pyfunction!(result_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(puzzle_column_by_values, m)?)?;
     m.add("PUZZLE_NAMES", sudoku_batch::PUZZLE_NAMES.to_vec())?;
     m.add("SOLUTION_NAMES", sudoku_batch::SOLUTION_NAMES.to_vec())?;
     m.add("STATUS", sudoku_batch::STATUS.name)?;

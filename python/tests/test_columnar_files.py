@@ -75,7 +75,7 @@ def test_solve_file_reads_and_writes_parquet(tmp_path):
     puzzles = _rows()
     pq.write_table(pa.table({"question": puzzles, "answer": pa.nulls(len(puzzles), pa.string())}), tmp_path / "x.parquet")
     summary = sb.solve_file(tmp_path / "x.parquet", tmp_path / "y.parquet")
-    assert summary["format"] == "parquet"
+    assert summary["format"] == "parquet" and summary["note"] is None
     assert (summary["records"], summary["solved"], summary["invalid"]) == (500, 498, 2)
     assert [m[0] for m in summary["messages"]] == [4, 5]
     out = pq.read_table(tmp_path / "y.parquet")
@@ -83,6 +83,19 @@ def test_solve_file_reads_and_writes_parquet(tmp_path):
     _check_solved(puzzles, out.column("answer").to_pylist(), out.column("status").to_pylist())
     sb.solve_file(tmp_path / "x.parquet", tmp_path / "y.csv")
     assert (tmp_path / "y.csv").read_text().splitlines()[0] == "question,answer,status"
+
+
+def test_solve_file_says_which_unnamed_column_it_took(tmp_path):
+    # The CLI says this on stderr; Python callers get it in the summary.
+    puzzles = puzzles_of("generated_unique25_2000.txt")[:10]
+    pq.write_table(pa.table({"id": list(range(10)), "grid": puzzles}), tmp_path / "x.parquet")
+    summary = sb.solve_file(tmp_path / "x.parquet", tmp_path / "y.parquet")
+    assert summary["solved"] == 10
+    assert 'column "grid" holds 81-cell puzzles' in summary["note"], summary["note"]
+    # A CSV whose header names no puzzle column is detected the same way, with its own note.
+    (tmp_path / "x.csv").write_text("id,grid\n" + "".join(f"{i},{p}\n" for i, p in enumerate(puzzles)))
+    summary = sb.solve_file(tmp_path / "x.csv", tmp_path / "y.csv")
+    assert summary["solved"] == 10 and "grid" in summary["note"], summary["note"]
 
 
 def test_a_binary_file_that_is_not_columnar_is_refused(tmp_path):

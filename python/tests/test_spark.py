@@ -308,3 +308,47 @@ def test_the_cli_as_a_line_filter_under_rdd_pipe(spark, cli, tmp_path):
     check_line_output(text, joined)
     cli_out = subprocess.run([cli, "solve", "-q", str(src)], capture_output=True, text=True)
     assert joined == cli_out.stdout
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_the_spark_job_finds_an_unnamed_puzzle_column_by_its_values(cli, tmp_path, fmt):
+    # No usual name: the CLI takes the column whose first rows hold puzzles (`grid`, not the
+    # full grids of `filled` before it), and so must the job.
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install pyarrow)")
+    import pyarrow.parquet as pq
+
+    puzzles = puzzles_of("generated_unique25_2000.txt")[:200]
+    filled = sb.solve(puzzles)
+    table = pa.table({"id": list(range(len(puzzles))), "filled": filled, "grid": [None] + puzzles[1:]})
+    src = tmp_path / f"set.{fmt}"
+    if fmt == "csv":
+        import pyarrow.csv as pc
+
+        pc.write_csv(table, src)
+    else:
+        pq.write_table(table, src)
+    out = tmp_path / "out"
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(out), "--master", MASTER]
+        + ["--task", "canon", "--output-format", "parquet"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode == 0, job.stderr[-3000:]
+    assert "names no puzzle column, but column 'grid' holds 81-cell puzzles" in job.stderr
+    got = pq.read_table(out)
+    assert got.column_names == ["id", "filled", "grid", "canonical", "status"]
+    assert got["canonical"].to_pylist() == [None] + sb.canon(puzzles[1:])
+    # The CLI takes the same column.
+    run = subprocess.run([cli, "canon", str(src), "-o", str(tmp_path / f"cli.{fmt}")], capture_output=True, text=True)
+    assert run.returncode == 1 and 'column "grid"' in run.stderr, run.stderr  # 1: one invalid record
+    if fmt == "csv":
+        import csv
+
+        rows = list(csv.reader(open(tmp_path / "cli.csv", newline="")))
+        assert rows[0][-2:] == ["canonical", "status"]
+        by_cli = [r[-2] or None for r in rows[1:]]
+    else:
+        by_cli = pq.read_table(tmp_path / "cli.parquet")["canonical"].to_pylist()
+    assert by_cli == got["canonical"].to_pylist()

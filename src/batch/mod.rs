@@ -547,7 +547,10 @@ fn run_once(
     // the output's name (`-o x.parquet`), that is not its own is refused rather than given
     // lines under a Parquet or Arrow name.
     let binary_output = matches!(output_format, OutputFormat::Parquet | OutputFormat::Arrow);
+    // A grid input's own format is written as lines of rows: `line` asked for is not it.
+    let grid_as_line = config.output_format == OutputFormat::Line && opened.format.name() == "grid";
     if (config.output_format != OutputFormat::Auto || binary_output) && output_format != own_format
+        || grid_as_line
     {
         return Err(BatchError::Format {
             name,
@@ -690,17 +693,29 @@ fn columnar_file<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>, B
     })
 }
 
-/// A stream (stdin) that starts with a columnar format's magic is read whole, then by that
+/// A stream (stdin, or a path that names a FIFO or another special file, such as
+/// `<(cat x.parquet)`) that starts with a columnar format's magic is read whole, then by that
 /// format's reader; a text stream goes on as text, its first bytes put back.
 #[cfg(feature = "parquet")]
 fn columnar_stream<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>, BatchError> {
     use crate::columnar::{Data, Kind};
-    let Input::Reader { name, mut reader } = input else {
-        return Ok(Sniffed::Text(input));
-    };
     if config.format != FormatChoice::Auto {
-        return Ok(Sniffed::Text(Input::Reader { name, reader }));
+        return Ok(Sniffed::Text(input));
     }
+    let (name, mut reader): (String, Box<dyn Read + 'a>) = match input {
+        Input::Reader { name, reader } => (name, reader),
+        // Opened only now, after the output: opening a FIFO waits for its writer.
+        Input::Path(path)
+            if std::fs::metadata(&path).is_ok_and(|m| !m.is_file() && !m.is_dir()) =>
+        {
+            let file = File::open(&path).map_err(|source| BatchError::Open {
+                path: path.clone(),
+                source,
+            })?;
+            (path.display().to_string(), Box::new(file))
+        }
+        input => return Ok(Sniffed::Text(input)),
+    };
     let read_error = |source| BatchError::Read {
         name: name.clone(),
         source,

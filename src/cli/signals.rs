@@ -1,6 +1,7 @@
 //! SIGINT, SIGTERM and SIGHUP end a run with a message, the exit code shells expect (128 + the
 //! signal) and no output left behind; SIGBUS, which a mapped input that shrinks under the run
-//! raises, ends it with a message and exit 2 instead of a signal death.
+//! raises, ends it with a message and exit 2 instead of a signal death; SIGXFSZ (a file-size
+//! limit) is ignored, so the write fails and is reported like any write error.
 //!
 //! Unnamed output files (Linux) vanish with the process by themselves; the handler removes the
 //! named temporary files of other systems through the engine's async-signal-safe
@@ -8,6 +9,12 @@
 
 #[cfg(unix)]
 pub fn install() {
+    // Past a file-size limit (`ulimit -f`) a write then fails with EFBIG, a write error with a
+    // message and exit 2, instead of the process dying of SIGXFSZ without a word.
+    // SAFETY: ignoring a signal installs no handler.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGBUS] {
         // SAFETY: `on_signal` only calls async-signal-safe functions (unlink, write, _exit).
         unsafe {

@@ -16,6 +16,8 @@
 mod sink;
 mod table;
 
+pub use table::first_puzzle_column;
+
 use std::fs::File;
 use std::io::{self, Read};
 use std::sync::Arc;

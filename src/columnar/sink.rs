@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use arrow_array::{BooleanArray, RecordBatch};
+use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
@@ -21,7 +22,8 @@ const MAX_ROW_GROUP: usize = 128 * 1024;
 pub(crate) enum TableWriter<'s, 'a> {
     Parquet(ArrowWriter<Watched<'s, 'a>>),
     Arrow(arrow_ipc::writer::FileWriter<Watched<'s, 'a>>),
-    Csv(arrow_csv::Writer<Watched<'s, 'a>>),
+    /// The writer and the schema, for a header row even when no row comes.
+    Csv(arrow_csv::Writer<Watched<'s, 'a>>, SchemaRef),
     Lines(Watched<'s, 'a>, Vec<u8>),
 }
 
@@ -100,6 +102,7 @@ impl<'s, 'a> TableWriter<'s, 'a> {
                 arrow_csv::WriterBuilder::new()
                     .with_header(header)
                     .build(sink),
+                schema,
             ),
             OutputFormat::Line | OutputFormat::Auto => TableWriter::Lines(sink, Vec::new()),
         })
@@ -168,7 +171,7 @@ impl<'s, 'a> TableWriter<'s, 'a> {
         match self {
             TableWriter::Parquet(w) => w.write(batch).map_err(other),
             TableWriter::Arrow(w) => w.write(batch).map_err(other),
-            TableWriter::Csv(w) => w.write(batch).map_err(other),
+            TableWriter::Csv(w, _) => w.write(batch).map_err(other),
             TableWriter::Lines(..) => unreachable!("lines are written from outcomes"),
         }
     }
@@ -181,12 +184,17 @@ impl<'s, 'a> TableWriter<'s, 'a> {
         }
     }
 
-    /// Completes the output (a Parquet or Arrow file's footer).
+    /// Completes the output (a Parquet or Arrow file's footer, a CSV header if no row came).
     pub fn finish(self) -> io::Result<()> {
         match self {
             TableWriter::Parquet(w) => w.close().map(drop).map_err(other),
             TableWriter::Arrow(mut w) => w.finish().map_err(other),
-            TableWriter::Csv(w) => w.into_inner().flush(),
+            TableWriter::Csv(mut w, schema) => {
+                // The header row comes with the first batch written; a table with no rows (or a
+                // first shard with no row group) still gets it. No rows: nothing else is written.
+                w.write(&RecordBatch::new_empty(schema)).map_err(other)?;
+                w.into_inner().flush()
+            }
             TableWriter::Lines(mut sink, _) => sink.flush(),
         }
     }

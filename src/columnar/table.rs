@@ -340,11 +340,12 @@ impl Layout {
     }
 }
 
-/// The puzzle column of a table that names none, found by its values as CSV finds it
-/// ([`crate::formats::csv::first_puzzle_column`]): among the first rows of `batch`, the first
-/// text column whose value is an 81-cell puzzle with a blank (a full grid there is more likely a
-/// solution column), else any 81-cell value. A null is no value.
-fn first_puzzle_column(batch: &RecordBatch) -> Option<usize> {
+/// The puzzle column of a table that names none, found by its values as a CSV file's is (the
+/// same rule): among the first 64 rows of `batch`, the first text column whose value is an
+/// 81-cell puzzle with a blank (a full grid there is more likely a solution column), else any
+/// 81-cell value. A null is no value. Front ends that read tables themselves (Spark) use it to
+/// pick the column the CLI would.
+pub fn first_puzzle_column(batch: &RecordBatch) -> Option<usize> {
     let columns: Vec<(usize, Strings)> = (0..batch.num_columns())
         .filter_map(|i| Some((i, Strings::new(batch.column(i).as_ref())?)))
         .collect();

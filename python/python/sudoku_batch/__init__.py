@@ -490,8 +490,9 @@ def solve_file(
     with ``against``: malformed records of that file, else ``None``), ``against_first`` (the
     first of them as ``"file:line: problem"``, else ``None``), ``filled_column`` (the
     input's solution column that ``"solve"`` filled in place, else ``None``), ``seconds``, ``puzzles_per_second``,
-    ``format``, ``threads``, ``messages`` (``(line, text)`` for the first ``max_messages`` bad
-    records) and ``messages_not_shown``.
+    ``format``, ``threads``, ``note`` (what the CLI says on stderr before the run: why the
+    format or puzzle column was chosen when that was not plain, else ``None``), ``messages``
+    (``(line, text)`` for the first ``max_messages`` bad records) and ``messages_not_shown``.
 
     Raises ``FileNotFoundError``/``PermissionError``/``OSError`` for I/O problems and
     ``ValueError`` for an input that does not suit the task (for example no puzzle column).

@@ -15,7 +15,7 @@ name order, hold one answer per record in input order.
   (a solution, a count, a canonical form, a rating, or a status such as ``invalid: ...``),
   byte for byte what
   ``sudoku-batch`` prints for the same lines.
-- Table input, CSV (a header naming the puzzle column) or Parquet (a ``.parquet`` path, a
+- Table input, CSV (with a header) or Parquet (a ``.parquet`` path, a
   directory of Parquet files, or ``--format parquet``): every input column is kept, in order,
   then the task's result columns and ``status`` are added (solve fills an existing
   ``solution``/``solutions``/``answer`` column in place; see :func:`result_names`). The output
@@ -24,7 +24,9 @@ name order, hold one answer per record in input order.
   ``OUTDIR/_header.csv`` (files starting with ``_`` are ignored by Spark's readers, and the name
   sorts before the part files, so ``cat OUTDIR/_header.csv OUTDIR/part-*`` is the whole table).
   Rows are read one per line: a quoted field with a line feed in it needs ``--multiline`` (which
-  makes the file one partition).
+  makes the file one partition). The puzzle column is ``--column``, else the first with a usual
+  name (``quizzes``, ``puzzle``, ...), else the one whose first rows hold puzzles, as the CLI
+  finds it.
 
 In a job of your own, :func:`solve_column` (or :func:`answer_column`) adds the answer columns to
 any DataFrame.
@@ -286,6 +288,25 @@ def _head(spark: Any, path: str, size: int = 64 << 10) -> bytes:
     return "\n".join(r[0] for r in lines).encode()[:size]
 
 
+def _puzzle_column_by_values(df: Any) -> Optional[str]:
+    """The puzzle column of a table that names none, as the CLI finds it: the values of the
+    first 64 rows decide (the first text column holding a puzzle with a blank, else a full
+    grid; see ``_native.puzzle_column_by_values``)."""
+    import pyarrow as pa
+    from pyspark.sql.types import BinaryType, StringType
+
+    fields = [(i, f) for i, f in enumerate(df.schema.fields) if isinstance(f.dataType, (StringType, BinaryType))]
+    if not fields:
+        return None
+    rows = df.limit(64).collect()
+    arrays = [
+        pa.array([r[i] for r in rows], type=pa.string() if isinstance(f.dataType, StringType) else pa.binary())
+        for i, f in fields
+    ]
+    found = _native.puzzle_column_by_values(pa.RecordBatch.from_arrays(arrays, names=[f.name for _, f in fields]))
+    return None if found is None else fields[found][1].name
+
+
 def run(args: argparse.Namespace) -> None:
     from pyspark.sql import SparkSession
 
@@ -346,7 +367,14 @@ def run(args: argparse.Namespace) -> None:
             None,
         )
         if column is None:
-            raise SystemExit(f"sudoku_batch.spark: no puzzle column in {df.columns}; name it with --column")
+            column = _puzzle_column_by_values(df)
+            if column is None:
+                raise SystemExit(f"sudoku_batch.spark: no puzzle column in {df.columns}; name it with --column")
+            print(
+                f"sudoku_batch.spark: {args.input}: the table names no puzzle column, but column "
+                f"{column!r} holds 81-cell puzzles",
+                file=sys.stderr,
+            )
         solution_column = _solution_column(df.columns, column)
         answered = answer_column(
             df,
