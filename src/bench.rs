@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::engine::Engine;
+use crate::formats::FormatChoice;
 use crate::grid::Grid;
 use crate::observe::Observer;
 use crate::solver;
@@ -21,8 +22,11 @@ use crate::task::Invalid;
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct BenchConfig {
-    /// Line-format puzzle files.
+    /// Puzzle files, in any format a run reads.
     pub files: Vec<PathBuf>,
+    /// Their text format ([`FormatChoice::Auto`]: detected, as a run does; a Parquet or Arrow
+    /// file is known by its first bytes then).
+    pub format: FormatChoice,
     /// Minimum warm-up per run (at least one validated pass is always made).
     pub warmup: Duration,
     /// Minimum measured time per run (at least one pass is always made).
@@ -38,10 +42,16 @@ impl BenchConfig {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         BenchConfig {
             files,
+            format: FormatChoice::Auto,
             warmup: Duration::from_millis(300),
             min_time: Duration::from_secs(1),
             threads: default_threads(cores),
         }
+    }
+    /// The files' text format.
+    pub fn format(mut self, format: FormatChoice) -> Self {
+        self.format = format;
+        self
     }
     /// Minimum warm-up per run.
     pub fn warmup(mut self, warmup: Duration) -> Self {
@@ -266,13 +276,14 @@ struct Set {
 fn records(
     path: &Path,
     bytes: Vec<u8>,
+    format: FormatChoice,
 ) -> Result<Vec<(usize, crate::records::Puzzle)>, BenchError> {
     let unreadable = |message: String| BenchError::Read {
         path: path.to_owned(),
         source: std::io::Error::new(std::io::ErrorKind::InvalidData, message),
     };
     #[cfg(feature = "parquet")]
-    if let Some(kind) = crate::columnar::Kind::of(&bytes) {
+    if let Some(kind) = crate::columnar::Kind::of(&bytes).filter(|_| format == FormatChoice::Auto) {
         let data = crate::columnar::Data::Memory(bytes.into());
         let puzzles = crate::columnar::puzzles(kind, data).map_err(unreadable)?;
         return Ok(puzzles
@@ -282,15 +293,8 @@ fn records(
             .collect());
     }
     let prefix = &bytes[..bytes.len().min(crate::formats::PEEK)];
-    let opened = crate::formats::open(
-        prefix,
-        crate::FormatChoice::Auto,
-        None,
-        None,
-        false,
-        crate::Task::default(),
-    )
-    .map_err(|e| unreadable(e.to_string()))?;
+    let opened = crate::formats::open(prefix, format, None, None, false, crate::Task::default())
+        .map_err(|e| unreadable(e.to_string()))?;
     let mut records = Vec::new();
     opened
         .format
@@ -302,7 +306,7 @@ fn records(
 
 /// Reads the records of a file (see [`records`]); a record that is not a puzzle, or whose
 /// givens clash, is reported and skipped.
-fn load(path: &Path) -> Result<Set, BenchError> {
+fn load(path: &Path, format: FormatChoice) -> Result<Set, BenchError> {
     let bytes = std::fs::read(path).map_err(|source| BenchError::Read {
         path: path.to_owned(),
         source,
@@ -312,7 +316,7 @@ fn load(path: &Path) -> Result<Set, BenchError> {
         lines: Vec::new(),
         skipped: Vec::new(),
     };
-    for (line, puzzle) in records(path, bytes)? {
+    for (line, puzzle) in records(path, bytes, format)? {
         // Clashing givens make an invalid record, as in `solve`: skipped, not timed as unsolvable.
         let puzzle = puzzle.and_then(|g| match g.first_clash() {
             Some(clash) => Err(Invalid::Clash(clash)),
@@ -455,7 +459,7 @@ pub fn run(config: &BenchConfig, observer: &mut dyn Observer) -> Result<Report, 
     let sets = config
         .files
         .iter()
-        .map(|path| load(path))
+        .map(|path| load(path, config.format))
         .collect::<Result<Vec<_>, _>>()?;
     let mut files = Vec::new();
     for (path, set) in config.files.iter().zip(sets) {

@@ -367,6 +367,7 @@ fn run_bench(args: flags::BenchArgs) -> Result<ExitCode, Failure> {
         args.files
     };
     let mut config = bench::BenchConfig::new(files)
+        .format(args.format)
         .warmup(seconds("--warmup", args.warmup)?)
         .min_time(seconds("--min-time", args.min_time)?);
     if let Some(threads) = args.threads {

@@ -133,6 +133,24 @@ fn comments_crlf_and_bad_lines_are_handled() {
 }
 
 #[test]
+fn format_names_how_the_files_are_read() {
+    // A CSV with a header: detected, the header is no record; read as lines, it is one skipped.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("set.csv");
+    let puzzles = common::puzzle_texts(&common::shipped("generated_unique25_2000.txt"));
+    let rows: String = puzzles[..20].iter().map(|p| format!("{p}\n")).collect();
+    std::fs::write(&path, format!("quizzes\n{rows}")).unwrap();
+    let detected = bench(&[path.to_str().unwrap(), "--threads", "1"]);
+    let f = &detected["files"][0];
+    assert_eq!(f["puzzles"], 20);
+    assert_eq!(f["skipped"].as_array().unwrap().len(), 0);
+    let as_lines = bench(&[path.to_str().unwrap(), "--threads", "1", "--format", "line"]);
+    let f = &as_lines["files"][0];
+    assert_eq!(f["puzzles"], 20);
+    assert_eq!(f["skipped"][0]["line"], 1);
+}
+
+#[test]
 fn missing_file_exits_2() {
     Command::cargo_bin("sudoku-batch")
         .unwrap()

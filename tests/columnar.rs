@@ -888,6 +888,26 @@ fn other_columnar_inputs_get_a_message_that_says_what_is_wrong() {
         stderr.contains("column \"solution\" holds Int64, not text"),
         "{stderr}"
     );
+    // A null solution is said to be one (not "no solution after the puzzle", the line format's
+    // words); a null puzzle beside it is the puzzle's problem.
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("puzzle", DataType::Utf8, true),
+        Field::new("solution", DataType::Utf8, true),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec![Some(p.as_str()), None])),
+        Arc::new(StringArray::from(vec![None::<&str>, None])),
+    ];
+    let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
+    let mut writer = ArrowWriter::try_new(File::create(&numbers).unwrap(), schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let out = bin().arg("check").arg(&numbers).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "invalid: the solution is null\ninvalid: the puzzle is null\n"
+    );
     // A text --format on a Parquet file.
     let out = bin()
         .args(["solve", "--format", "csv"])

@@ -397,7 +397,11 @@ fn run_list<'py>(
         let records: Vec<Record<'_>> = puzzles_read
             .iter()
             .enumerate()
-            .map(|(k, &puzzle)| puzzle.record(texts.get(k).and_then(|t| t.as_deref())))
+            .map(|(k, &puzzle)| match texts.get(k) {
+                // A `None` solution (pandas: NaN) is a null, not a missing column.
+                Some(solution) => puzzle.record(None).with_solution_value(solution.as_deref()),
+                None => puzzle.record(None),
+            })
             .collect();
         let outcomes = py.detach(|| engine.answer(options.task, &records));
         let columns = options.task.columns();
@@ -1045,8 +1049,11 @@ fn run_arrow(
                                 Some(text) => Read::text(text),
                                 None => Read::Puzzle(Err(NULL)),
                             };
-                            let solution = solution_texts.get(i - start).copied().flatten();
-                            read.record(solution).answer(task)
+                            match solution_texts.get(i - start) {
+                                Some(&solution) => read.record(None).with_solution_value(solution),
+                                None => read.record(None),
+                            }
+                            .answer(task)
                         })
                         .collect()
                 });

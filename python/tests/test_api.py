@@ -107,7 +107,8 @@ def test_count_and_check():
     verdicts, statuses = sb.check([PUZZLE, PUZZLE, PUZZLE, "bad"], [SOLUTION, wrong, None, SOLUTION], with_status=True)
     assert verdicts == [True, False, False, False]
     assert statuses[0] == "ok" and statuses[1].startswith("wrong: ")
-    assert statuses[3].startswith("invalid: ")
+    assert statuses[2] == "invalid: the solution is null"
+    assert statuses[3].startswith("invalid: expected 81 cells")
     many = "." * 81
     any_grid = sb.solve([many])[0]
     assert sb.check([many], [any_grid]) == [True]

@@ -94,6 +94,7 @@ def test_every_task_over_arrow_matches_the_list_route():
     assert verdicts.type == pa.bool_() and verdicts.null_count == 0
     assert verdicts.to_pylist() == expected and statuses.to_pylist() == expected_status
     assert expected.count(True) == len(puzzles) - 5  # all but the wrong, the null, bad, clash, unsolvable
+    assert statuses.to_pylist()[1] == "invalid: the solution is null"
     with pytest.raises(ValueError, match="one solution per puzzle"):
         sb.check(pa.array(puzzles), pa.array(solutions[:-1]))
 

@@ -384,8 +384,12 @@ pub struct GenerateArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// Line-format puzzle files (default: the generated sets data/generated_*.txt).
+    /// Puzzle files, in any format a run reads (default: the generated sets
+    /// data/generated_*.txt).
     pub files: Vec<std::path::PathBuf>,
+    /// The files' format (auto: detected from a sample of each, as a run does).
+    #[arg(long, default_value_t = FormatChoice::Auto, value_parser = format_choice())]
+    pub format: FormatChoice,
     /// Minimum warm-up seconds per run; the first warm-up pass validates every result.
     #[arg(long, default_value_t = 0.3)]
     pub warmup: f64,

@@ -103,7 +103,10 @@ impl<'a> Strings<'a> {
             Some(text) => Record::parse(text),
             None => Record::new(Err(Invalid::Null)),
         };
-        record.with_solution(solution.and_then(|s| s.get(i)))
+        match solution {
+            Some(solutions) => record.with_solution_value(solutions.get(i)),
+            None => record,
+        }
     }
 }
 

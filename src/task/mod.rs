@@ -346,6 +346,18 @@ impl<'a> Record<'a> {
         }
     }
 
+    /// The record with its row's value of a solution column (a table's, a front end's array): a
+    /// null there makes it invalid (`the solution is null`), unless its puzzle already is.
+    pub fn with_solution_value(self, solution: Option<&'a [u8]>) -> Record<'a> {
+        match solution {
+            Some(_) => self.with_solution(solution),
+            None => Record {
+                puzzle: self.puzzle.and(Err(Invalid::NullSolution)),
+                solution: None,
+            },
+        }
+    }
+
     /// Runs `task` on the record: [`answer`] on its puzzle, or the reason it is not one.
     #[inline]
     pub fn answer(&self, task: Task) -> Outcome {

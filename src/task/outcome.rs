@@ -45,6 +45,9 @@ pub enum Invalid {
     /// A columnar input (Parquet, Arrow) or a front end's array: the puzzle of this row is null.
     #[error("the puzzle is null")]
     Null,
+    /// `check` on a table or a front end's array: the solution of this row is null.
+    #[error("the solution is null")]
+    NullSolution,
     /// A record handed over as a number (pandas reads an all-digit column as numbers) that is
     /// negative.
     #[error("a negative number is not a puzzle")]
