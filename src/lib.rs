@@ -57,8 +57,11 @@ mod task;
 pub use batch::{
     run, BatchError, Config, Input, Output, OutputFormat, Shard, ShardError, Summary, MAX_THREADS,
 };
+/// For front ends that read tables themselves (the Python package's Spark route); its type is
+/// the `arrow-array` crate's, so it is not part of the stable API.
 #[cfg(feature = "parquet")]
-pub use columnar::first_puzzle_column;
+#[doc(hidden)]
+pub use columnar::puzzle_column_by_values;
 pub use dataset::canon::{canonical, Canonicalizer};
 pub use dataset::dedupe::Deduper;
 pub use dataset::rate::{rate, Rating, RATE_VERSION};

@@ -240,7 +240,7 @@ fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
     let output = match &args.output {
         None => {
             require_stdout()?;
-            Output::writer("stdout", std::io::stdout())
+            Output::writer("<stdout>", std::io::stdout())
         }
         Some(path) => {
             if names_stdout(path) {
@@ -270,8 +270,13 @@ fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
         ),
     };
     say!(
-        "sudoku-batch: generated {} puzzles in {secs:.2} s ({:.0} puzzles/s){clues}",
+        "sudoku-batch: generated {} {} in {secs:.2} s ({:.0} puzzles/s){clues}",
         summary.puzzles,
+        if summary.puzzles == 1 {
+            "puzzle"
+        } else {
+            "puzzles"
+        },
         summary.puzzles as f64 / secs.max(1e-9),
     );
     if summary.missed_target > 0 {
@@ -335,7 +340,7 @@ fn print_generated(
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(&text).and_then(|()| stdout.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(Failure::usage(format!("writing stdout: {e}"))),
+        Err(e) => Err(Failure::usage(format!("<stdout>: write error: {e}"))),
         Ok(()) => Ok(ExitCode::SUCCESS),
     }
 }
@@ -421,7 +426,7 @@ fn run_bench(args: flags::BenchArgs) -> Result<ExitCode, Failure> {
         .and_then(|()| stdout.flush())
     {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-        Err(e) => return Err(Failure::usage(format!("writing stdout: {e}"))),
+        Err(e) => return Err(Failure::usage(format!("<stdout>: write error: {e}"))),
         Ok(()) => {}
     }
     if let Some(path) = &args.plot {

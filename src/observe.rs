@@ -46,8 +46,9 @@ impl Progress {
 
 /// Receives what a job has to report, in order, on one thread at a time.
 pub trait Observer: Send {
-    /// The job starts. `note` says why the input's format was chosen when detection weighed one
-    /// reading against another.
+    /// The job starts. `note` says why the input's format or puzzle column was chosen when
+    /// detection weighed one reading against another, or that the output is not in the format
+    /// its name suggests.
     fn start(&mut self, _work: Work, _note: Option<&str>) {}
     /// A record that did not get a plain answer (at most the job's message cap); `message.line`
     /// is its 1-based line in the input.

@@ -321,6 +321,40 @@ fn csv_output_of_a_table_has_its_header_even_without_rows() {
         joined.extend_from_slice(&part.stdout);
     }
     assert_eq!(joined, whole.stdout);
+    // The same with a puzzle column that only its values show: the first shard, with no row
+    // group of its own, still finds it in the file's first rows.
+    let unnamed = dir.path("unnamed.parquet");
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int32, false),
+        Field::new("grid", DataType::Utf8, true),
+    ]));
+    let texts: Vec<Option<String>> = puzzles()[..200].to_vec();
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(Int32Array::from_iter_values(0..200)),
+        Arc::new(StringArray::from(
+            texts.iter().map(|p| p.as_deref()).collect::<Vec<_>>(),
+        )),
+    ];
+    let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
+    let properties = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(30))
+        .build();
+    let mut writer =
+        ArrowWriter::try_new(File::create(&unnamed).unwrap(), schema, Some(properties)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let first = bin()
+        .args(["canon", "-q", "--output-format", "csv", "--shard", "1/9"])
+        .arg(&unnamed)
+        .output()
+        .unwrap();
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert_eq!(first.stdout, b"id,grid,canonical,status\n");
     // A table of no rows: the header alone.
     let empty = dir.path("empty.parquet");
     write_parquet(&empty, &[], 30);
@@ -335,6 +369,7 @@ fn csv_output_of_a_table_has_its_header_even_without_rows() {
 #[cfg(unix)]
 #[test]
 fn a_table_through_a_named_pipe_is_read_like_stdin() {
+    use std::os::unix::fs::OpenOptionsExt;
     // `sudoku-batch solve <(cat x.parquet)`: a FIFO cannot be mapped or read twice.
     let dir = Dir::new();
     let input = dir.path("x.parquet");
@@ -347,10 +382,16 @@ fn a_table_through_a_named_pipe_is_read_like_stdin() {
     assert!(made.success());
     let writer = {
         let (input, fifo) = (input.clone(), fifo.clone());
-        std::thread::spawn(move || std::fs::write(&fifo, std::fs::read(&input).unwrap()).unwrap())
+        std::thread::spawn(move || std::fs::write(&fifo, std::fs::read(&input).unwrap()))
     };
     let piped = bin().args(["solve", "-q"]).arg(&fifo).output().unwrap();
-    writer.join().unwrap();
+    // Had the run ended without opening the pipe, the writer would wait in `open` for ever: a
+    // reader opened here (without waiting) lets it go, and its failed write shows below.
+    let _ = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo);
+    writer.join().unwrap().expect("the run read the whole pipe");
     let direct = bin().args(["solve", "-q"]).arg(&input).output().unwrap();
     assert_eq!(
         piped.status.code(),
@@ -569,17 +610,27 @@ fn unreadable_inputs_are_refused_with_one_message_and_no_output() {
     assert!(String::from_utf8(out.stderr)
         .unwrap()
         .contains("parquet output needs a Parquet or Arrow input"));
-    // A grid input is answered as grids: `line` asked for is refused too, not ignored.
+    // `solve` writes a grid input's solutions as grids: `line` asked for is refused, not
+    // ignored; `count` writes a line per grid, so it is that task's own format.
+    let grids = common::shipped("classic_spaces.txt");
     let out = bin()
         .args(["solve", "--output-format", "line"])
-        .arg(common::shipped("classic_spaces.txt"))
+        .arg(&grids)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8(out.stderr)
         .unwrap()
-        .contains("line output needs a Parquet or Arrow input; a grid input"));
+        .contains("a grid input's solutions are written as grids; --output-format line"));
+    let counted = bin()
+        .args(["count", "--output-format", "line"])
+        .arg(&grids)
+        .output()
+        .unwrap();
+    let plain = bin().arg("count").arg(&grids).output().unwrap();
+    assert_eq!(counted.status.code(), Some(0));
+    assert_eq!(counted.stdout, plain.stdout);
 }
 
 #[test]

@@ -160,10 +160,10 @@ impl Read {
         Read::Puzzle(Grid::parse(text.trim_ascii()).map_err(Invalid::from))
     }
 
-    /// The record to hand to the engine.
-    fn record<'a>(self, solution: Option<&'a [u8]>) -> Record<'a> {
+    /// The record to hand to the engine (`check`: then given its solution).
+    fn record<'a>(self) -> Record<'a> {
         let Read::Puzzle(puzzle) = self;
-        Record::new(puzzle).with_solution(solution)
+        Record::new(puzzle)
     }
 }
 
@@ -223,12 +223,16 @@ impl TextReader {
         })
     }
 
-    /// The record's text as owned bytes (`check` solutions); `None` if it is not text.
-    fn owned(&mut self, item: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
+    /// A `check` solution's text as owned bytes, or why it is none: a null (`None`, or NaN as
+    /// pandas gives a missing value) or a value of another type.
+    fn solution(&mut self, item: &Bound<'_, PyAny>) -> Result<Vec<u8>, Invalid> {
         self.with_text(item, |text| match text {
-            Text::Borrowed(t) | Text::BadNumber(_, t) => Some(t.trim_ascii().to_vec()),
-            Text::Number(digits) => Some(digits.to_vec()),
-            Text::Other => None,
+            Text::Borrowed(t) | Text::BadNumber(_, t) => Ok(t.trim_ascii().to_vec()),
+            Text::Number(digits) => Ok(digits.to_vec()),
+            Text::Other if item.is_none() || item.extract::<f64>().is_ok_and(f64::is_nan) => {
+                Err(Invalid::NullSolution)
+            }
+            Text::Other => Err(Invalid::SolutionNotText),
         })
     }
 
@@ -381,7 +385,7 @@ fn run_list<'py>(
     let statuses = options.with_status.then(|| PyList::empty(py));
     let mut reader = TextReader::new(py);
     let mut solution_reader = TextReader::new(py);
-    let mut texts: Vec<Option<Vec<u8>>> = Vec::new();
+    let mut texts: Vec<Result<Vec<u8>, Invalid>> = Vec::new();
     let mut puzzles_read = Vec::with_capacity(SEGMENT.min(n));
     for start in (0..n).step_by(SEGMENT) {
         py.check_signals()?;
@@ -391,16 +395,17 @@ fn run_list<'py>(
         for i in start..end {
             puzzles_read.push(reader.puzzle(&puzzles.get_item(i)?));
             if let Some(s) = solutions {
-                texts.push(solution_reader.owned(&s.get_item(i)?));
+                texts.push(solution_reader.solution(&s.get_item(i)?));
             }
         }
         let records: Vec<Record<'_>> = puzzles_read
             .iter()
             .enumerate()
             .map(|(k, &puzzle)| match texts.get(k) {
-                // A `None` solution (pandas: NaN) is a null, not a missing column.
-                Some(solution) => puzzle.record(None).with_solution_value(solution.as_deref()),
-                None => puzzle.record(None),
+                Some(solution) => puzzle
+                    .record()
+                    .with_solution_value(solution.as_deref().map_err(|&why| why)),
+                None => puzzle.record(),
             })
             .collect();
         let outcomes = py.detach(|| engine.answer(options.task, &records));
@@ -606,7 +611,7 @@ fn dedupe_list<'py>(
             py.check_signals()?;
             records.clear();
             for i in start..(start + SEGMENT).min(list.len()) {
-                records.push(reader.puzzle(&list.get_item(i)?).record(None));
+                records.push(reader.puzzle(&list.get_item(i)?).record());
             }
             for outcome in py.detach(|| engine.answer(task, &records)) {
                 let new = deduper.keep(&outcome);
@@ -1050,8 +1055,10 @@ fn run_arrow(
                                 None => Read::Puzzle(Err(NULL)),
                             };
                             match solution_texts.get(i - start) {
-                                Some(&solution) => read.record(None).with_solution_value(solution),
-                                None => read.record(None),
+                                Some(&solution) => read
+                                    .record()
+                                    .with_solution_value(solution.ok_or(Invalid::NullSolution)),
+                                None => read.record(),
                             }
                             .answer(task)
                         })
@@ -1113,8 +1120,8 @@ fn dedupe_arrow(
                 py.detach(|| {
                     let records: Vec<Record<'_>> = (start..(start + SEGMENT).min(rows))
                         .map(|i| match texts.get(i) {
-                            Some(text) => Read::text(text).record(None),
-                            None => Read::Puzzle(Err(NULL)).record(None),
+                            Some(text) => Read::text(text).record(),
+                            None => Read::Puzzle(Err(NULL)).record(),
                         })
                         .collect();
                     for outcome in engine.answer(task, &records) {
@@ -1294,7 +1301,7 @@ fn detect_format(prefix: &[u8], column: Option<&str>) -> &'static str {
 /// finds it; `None` if no column holds a puzzle. Spark's route uses it on a table's first rows.
 #[pyfunction]
 fn puzzle_column_by_values(batch: PyRecordBatch) -> Option<usize> {
-    sudoku_batch::first_puzzle_column(&batch.into_inner())
+    sudoku_batch::puzzle_column_by_values(&batch.into_inner())
 }
 
 /// The columns a task adds to a table, before `status` (none for check and dedupe), as

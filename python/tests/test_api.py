@@ -109,6 +109,10 @@ def test_count_and_check():
     assert statuses[0] == "ok" and statuses[1].startswith("wrong: ")
     assert statuses[2] == "invalid: the solution is null"
     assert statuses[3].startswith("invalid: expected 81 cells")
+    _, statuses = sb.check([PUZZLE, PUZZLE, "bad"], [float("nan"), 1.5, None], with_status=True)
+    assert statuses[0] == "invalid: the solution is null"
+    assert statuses[1] == "invalid: the solution is not a string (str or bytes)"
+    assert statuses[2].startswith("invalid: expected 81 cells"), "the puzzle's problem comes first"
     many = "." * 81
     any_grid = sb.solve([many])[0]
     assert sb.check([many], [any_grid]) == [True]

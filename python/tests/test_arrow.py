@@ -285,3 +285,20 @@ def test_the_arrow_route_makes_no_python_object_per_puzzle():
     assert answers.null_count == 0 and len(statuses) == len(puzzles)
     # A str per puzzle or per answer would be over 10 MB of Python objects.
     assert peak < 1_000_000, f"{peak:,} bytes of Python objects for {len(puzzles):,} puzzles"
+
+
+def test_puzzle_column_by_values_is_the_clis_rule():
+    # What Spark's route calls on a table's first rows: the first text column holding a puzzle
+    # with blanks, else a full grid; nulls, numbers and other text are no puzzles.
+    from sudoku_batch import _native
+
+    pa = need("pyarrow")
+    solution = SOLUTION
+    batch = pa.RecordBatch.from_arrays(
+        [pa.array([1, 2]), pa.array([solution, solution]), pa.array(["x", "y"]), pa.array([None, PUZZLE])],
+        names=["id", "full", "text", "p"],
+    )
+    assert _native.puzzle_column_by_values(batch) == 3
+    assert _native.puzzle_column_by_values(batch.select([0, 1, 2])) == 1
+    assert _native.puzzle_column_by_values(batch.select([0, 2])) is None
+    assert _native.puzzle_column_by_values(batch.slice(0, 0)) is None

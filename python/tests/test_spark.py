@@ -336,7 +336,7 @@ def test_the_spark_job_finds_an_unnamed_puzzle_column_by_its_values(cli, tmp_pat
         cwd=tmp_path,
     )
     assert job.returncode == 0, job.stderr[-3000:]
-    assert "names no puzzle column, but column 'grid' holds 81-cell puzzles" in job.stderr
+    assert 'names no puzzle column, but column "grid" holds 81-cell puzzles' in job.stderr
     got = pq.read_table(out)
     assert got.column_names == ["id", "filled", "grid", "canonical", "status"]
     assert got["canonical"].to_pylist() == [None] + sb.canon(puzzles[1:])

@@ -546,11 +546,19 @@ fn run_once(
     // A text input is answered as text: a format named by the flag, or a binary one named by
     // the output's name (`-o x.parquet`), that is not its own is refused rather than given
     // lines under a Parquet or Arrow name.
+    // `solve` on a grid input writes grids (other tasks one line per grid): `line` asked for
+    // is refused rather than ignored.
+    if config.output_format == OutputFormat::Line
+        && opened.format.name() == "grid"
+        && matches!(config.task, Task::Solve { .. })
+    {
+        return Err(BatchError::Format {
+            name,
+            source: FormatError::GridSolutionsAsLines,
+        });
+    }
     let binary_output = matches!(output_format, OutputFormat::Parquet | OutputFormat::Arrow);
-    // A grid input's own format is written as lines of rows: `line` asked for is not it.
-    let grid_as_line = config.output_format == OutputFormat::Line && opened.format.name() == "grid";
     if (config.output_format != OutputFormat::Auto || binary_output) && output_format != own_format
-        || grid_as_line
     {
         return Err(BatchError::Format {
             name,
@@ -670,7 +678,7 @@ fn columnar_file<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>, B
         return Ok(Sniffed::Text(Input::Path(path)));
     }
     // A FIFO or a special file is not opened here: opening a FIFO waits for its writer, and its
-    // bytes cannot be read twice. The text reader streams it.
+    // bytes cannot be read twice. `columnar_stream` sniffs it once the output is open.
     if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
         return Ok(Sniffed::Text(Input::Path(path)));
     }

@@ -16,7 +16,7 @@
 mod sink;
 mod table;
 
-pub use table::first_puzzle_column;
+pub use table::puzzle_column_by_values;
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -405,10 +405,12 @@ impl Run<'_> {
             }
             None => (0, units.len()),
         };
-        // A later shard looks for an unnamed puzzle column where the whole file does: in the
-        // file's first rows, so every shard takes the same column.
+        // A later shard, or one with no row group of its own, looks for an unnamed puzzle
+        // column where the whole file does: in the file's first rows, so every shard takes the
+        // same column.
         let mut sample = None;
-        if first_unit > 0 && config.column.is_none() {
+        let own_first = first_unit == 0 && last_unit > 0;
+        if !own_first && !units.is_empty() && config.column.is_none() {
             decode(|| {
                 source.read(0, &mut |batch| {
                     sample = Some(batch);

@@ -104,7 +104,9 @@ impl<'a> Strings<'a> {
             None => Record::new(Err(Invalid::Null)),
         };
         match solution {
-            Some(solutions) => record.with_solution_value(solutions.get(i)),
+            Some(solutions) => {
+                record.with_solution_value(solutions.get(i).ok_or(Invalid::NullSolution))
+            }
             None => record,
         }
     }
@@ -131,7 +133,7 @@ pub(crate) struct Layout {
 impl Layout {
     /// Finds the puzzle column of a table with `schema`: the one named `column`, else the
     /// first text column with one of the usual names ([`PUZZLE_NAMES`]), else the column
-    /// holding puzzles in `first` (the first batch) as CSV finds it ([`first_puzzle_column`]).
+    /// holding puzzles in `first` (the first batch) as CSV finds it ([`puzzle_column_by_values`]).
     /// The solution column likewise (`solution_column`, else [`SOLUTION_NAMES`]).
     pub fn find(
         schema: &SchemaRef,
@@ -172,7 +174,7 @@ impl Layout {
             None => {
                 let by_data = || {
                     by_values = true;
-                    first.and_then(first_puzzle_column)
+                    first.and_then(puzzle_column_by_values)
                 };
                 match usual(&PUZZLE_NAMES, None).or_else(by_data) {
                     Some(i) => i,
@@ -348,7 +350,7 @@ impl Layout {
 /// 81-cell puzzle with a blank (a full grid there is more likely a solution column), else any
 /// 81-cell value. A null is no value. Front ends that read tables themselves (Spark) use it to
 /// pick the column the CLI would.
-pub fn first_puzzle_column(batch: &RecordBatch) -> Option<usize> {
+pub fn puzzle_column_by_values(batch: &RecordBatch) -> Option<usize> {
     let columns: Vec<(usize, Strings)> = (0..batch.num_columns())
         .filter_map(|i| Some((i, Strings::new(batch.column(i).as_ref())?)))
         .collect();

@@ -104,6 +104,9 @@ pub enum FormatError {
         output: &'static str,
         input: &'static str,
     },
+    /// `solve --output-format line` on a grid input, whose solutions are written as grids.
+    #[error("a grid input's solutions are written as grids; --output-format line does not apply (convert the grids to lines first)")]
+    GridSolutionsAsLines,
     /// The input is not text: a known binary format, or bytes no text file holds.
     #[error("not a text file of puzzles: {0}")]
     Binary(Binary),

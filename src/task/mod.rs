@@ -346,13 +346,14 @@ impl<'a> Record<'a> {
         }
     }
 
-    /// The record with its row's value of a solution column (a table's, a front end's array): a
-    /// null there makes it invalid (`the solution is null`), unless its puzzle already is.
-    pub fn with_solution_value(self, solution: Option<&'a [u8]>) -> Record<'a> {
+    /// The record with its row's value of a solution column (a table's, a front end's array),
+    /// or why that value is no solution text (a null: [`Invalid::NullSolution`]): the record is
+    /// then invalid for that reason, unless its puzzle already is.
+    pub fn with_solution_value(self, solution: Result<&'a [u8], Invalid>) -> Record<'a> {
         match solution {
-            Some(_) => self.with_solution(solution),
-            None => Record {
-                puzzle: self.puzzle.and(Err(Invalid::NullSolution)),
+            Ok(text) => self.with_solution(Some(text)),
+            Err(why) => Record {
+                puzzle: self.puzzle.and(Err(why)),
                 solution: None,
             },
         }

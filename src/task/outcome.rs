@@ -48,6 +48,9 @@ pub enum Invalid {
     /// `check` on a table or a front end's array: the solution of this row is null.
     #[error("the solution is null")]
     NullSolution,
+    /// `check` from a front end: the solution handed over is a value that is not text.
+    #[error("the solution is not a string (str or bytes)")]
+    SolutionNotText,
     /// A record handed over as a number (pandas reads an all-digit column as numbers) that is
     /// negative.
     #[error("a negative number is not a puzzle")]

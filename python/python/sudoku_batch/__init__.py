@@ -491,7 +491,8 @@ def solve_file(
     first of them as ``"file:line: problem"``, else ``None``), ``filled_column`` (the
     input's solution column that ``"solve"`` filled in place, else ``None``), ``seconds``, ``puzzles_per_second``,
     ``format``, ``threads``, ``note`` (what the CLI says on stderr before the run: why the
-    format or puzzle column was chosen when that was not plain, else ``None``), ``messages``
+    format or puzzle column was chosen when that was not plain, or that a line input goes to a
+    ``.csv`` name in its own format; else ``None``), ``messages``
     (``(line, text)`` for the first ``max_messages`` bad records) and ``messages_not_shown``.
 
     Raises ``FileNotFoundError``/``PermissionError``/``OSError`` for I/O problems and

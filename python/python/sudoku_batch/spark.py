@@ -298,10 +298,10 @@ def _puzzle_column_by_values(df: Any) -> Optional[str]:
     fields = [(i, f) for i, f in enumerate(df.schema.fields) if isinstance(f.dataType, (StringType, BinaryType))]
     if not fields:
         return None
-    rows = df.limit(64).collect()
+    rows = df.select([df.columns[i] for i, _ in fields]).limit(64).collect()
     arrays = [
-        pa.array([r[i] for r in rows], type=pa.string() if isinstance(f.dataType, StringType) else pa.binary())
-        for i, f in fields
+        pa.array([r[k] for r in rows], type=pa.string() if isinstance(f.dataType, StringType) else pa.binary())
+        for k, (_, f) in enumerate(fields)
     ]
     found = _native.puzzle_column_by_values(pa.RecordBatch.from_arrays(arrays, names=[f.name for _, f in fields]))
     return None if found is None else fields[found][1].name
@@ -372,7 +372,7 @@ def run(args: argparse.Namespace) -> None:
                 raise SystemExit(f"sudoku_batch.spark: no puzzle column in {df.columns}; name it with --column")
             print(
                 f"sudoku_batch.spark: {args.input}: the table names no puzzle column, but column "
-                f"{column!r} holds 81-cell puzzles",
+                f'"{column}" holds 81-cell puzzles',
                 file=sys.stderr,
             )
         solution_column = _solution_column(df.columns, column)
