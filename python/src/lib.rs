@@ -1149,7 +1149,7 @@ fn dedupe_arrow(
 /// Collects the engine's messages for `run_file`, and stops the run when asked.
 struct Collect {
     messages: Vec<(u64, String)>,
-    /// What the CLI prints on stderr before the run: why the format or column was chosen.
+    /// What the CLI prints on stderr before the run (see `Observer::start`).
     note: Option<String>,
     stop: Arc<AtomicBool>,
 }

@@ -543,9 +543,6 @@ fn run_once(
             source: FormatError::Explain("a CSV"),
         });
     }
-    // A text input is answered as text: a format named by the flag, or a binary one named by
-    // the output's name (`-o x.parquet`), that is not its own is refused rather than given
-    // lines under a Parquet or Arrow name.
     // `solve` on a grid input writes grids (other tasks one line per grid): `line` asked for
     // is refused rather than ignored.
     if config.output_format == OutputFormat::Line
@@ -557,6 +554,9 @@ fn run_once(
             source: FormatError::GridSolutionsAsLines,
         });
     }
+    // A text input is answered as text: a format named by the flag, or a binary one named by
+    // the output's name (`-o x.parquet`), that is not its own is refused rather than given
+    // lines under a Parquet or Arrow name.
     let binary_output = matches!(output_format, OutputFormat::Parquet | OutputFormat::Arrow);
     if (config.output_format != OutputFormat::Auto || binary_output) && output_format != own_format
     {

@@ -133,7 +133,8 @@ pub(crate) struct Layout {
 impl Layout {
     /// Finds the puzzle column of a table with `schema`: the one named `column`, else the
     /// first text column with one of the usual names ([`PUZZLE_NAMES`]), else the column
-    /// holding puzzles in `first` (the first batch) as CSV finds it ([`puzzle_column_by_values`]).
+    /// holding puzzles in `first` (the first batch) as CSV finds it
+    /// ([`puzzle_column_by_values`]).
     /// The solution column likewise (`solution_column`, else [`SOLUTION_NAMES`]).
     pub fn find(
         schema: &SchemaRef,
