@@ -605,18 +605,23 @@ fn thread_counts_beyond_1024_are_usage_errors() {
         .code(2);
 }
 
+/// The binary run by `sh` with `args` and the shell redirection `redirect` (such as `>&-`, which
+/// no `Command` setting can express: it closes the descriptor).
+#[cfg(target_os = "linux")]
+fn run_in_sh(args: &str, redirect: &str) -> std::process::Output {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("exec \"$0\" {args} {redirect}"))
+        .arg(env!("CARGO_BIN_EXE_sudoku-batch"))
+        .output()
+        .unwrap()
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_closed_stdout_is_an_error_not_a_silent_success() {
     // `>&-`: no descriptor 1 at all (the runtime would put /dev/null there).
-    let run = |args: &str| {
-        std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("exec \"$0\" {args} >&-"))
-            .arg(env!("CARGO_BIN_EXE_sudoku-batch"))
-            .output()
-            .unwrap()
-    };
+    let run = |args: &str| run_in_sh(args, ">&-");
     let sample = sample().display().to_string();
     for args in [
         format!("solve {sample}"),
@@ -643,14 +648,7 @@ fn a_closed_stdout_is_an_error_not_a_silent_success() {
 #[test]
 fn a_closed_stdin_is_an_error_not_an_empty_input() {
     // `<&-`: no descriptor 0 (the runtime would put /dev/null there, an empty input).
-    let run = |args: &str| {
-        std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("exec \"$0\" {args} <&-"))
-            .arg(env!("CARGO_BIN_EXE_sudoku-batch"))
-            .output()
-            .unwrap()
-    };
+    let run = |args: &str| run_in_sh(args, "<&-");
     let sample = sample().display().to_string();
     for args in [
         "solve".to_string(),

@@ -58,12 +58,23 @@ fn write_parquet(path: &Path, puzzles: &[Option<String>], group: usize) {
         Arc::new(Int32Array::from_iter_values(0..n as i32)),
     ];
     let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
-    let properties = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(group))
-        .build();
-    let mut writer =
-        ArrowWriter::try_new(File::create(path).unwrap(), schema, Some(properties)).unwrap();
-    writer.write(&batch).unwrap();
+    write_batch(path, &batch, Some(group));
+}
+
+/// Writes `batch` as a Parquet file, in row groups of at most `group` rows (else the writer's
+/// default).
+fn write_batch(path: &Path, batch: &RecordBatch, group: Option<usize>) {
+    let mut properties = WriterProperties::builder();
+    if let Some(rows) = group {
+        properties = properties.set_max_row_group_row_count(Some(rows));
+    }
+    let mut writer = ArrowWriter::try_new(
+        File::create(path).unwrap(),
+        batch.schema(),
+        Some(properties.build()),
+    )
+    .unwrap();
+    writer.write(batch).unwrap();
     writer.close().unwrap();
 }
 
@@ -336,13 +347,7 @@ fn csv_output_of_a_table_has_its_header_even_without_rows() {
         )),
     ];
     let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
-    let properties = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(30))
-        .build();
-    let mut writer =
-        ArrowWriter::try_new(File::create(&unnamed).unwrap(), schema, Some(properties)).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    write_batch(&unnamed, &batch, Some(30));
     let first = bin()
         .args(["canon", "-q", "--output-format", "csv", "--shard", "1/9"])
         .arg(&unnamed)
@@ -653,9 +658,7 @@ fn solve_says_how_many_values_it_replaced_and_can_keep_the_column() {
         Arc::new(StringArray::from(old)),
     ];
     let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
-    let mut writer = ArrowWriter::try_new(File::create(&input).unwrap(), schema, None).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    write_batch(&input, &batch, None);
 
     let filled = dir.path("filled.parquet");
     let out = bin()
@@ -739,10 +742,7 @@ fn dedupe_as_lines_writes_one_line_per_kept_row() {
         Some(&p),
     ];
     let batch = puzzle_table(&cells);
-    let mut writer =
-        ArrowWriter::try_new(File::create(&input).unwrap(), batch.schema(), None).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    write_batch(&input, &batch, None);
     let out = bin().args(["dedupe", "-q"]).arg(&input).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
@@ -789,10 +789,7 @@ fn corrupt_parquet_and_arrow_files_are_refused_never_a_crash() {
     let cells: Vec<Option<&str>> = cells.iter().map(|c| c.as_deref()).collect();
     let batch = puzzle_table(&cells);
     let parquet = dir.path("x.parquet");
-    let mut writer =
-        ArrowWriter::try_new(File::create(&parquet).unwrap(), batch.schema(), None).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    write_batch(&parquet, &batch, None);
     let arrow = dir.path("x.arrow");
     let mut writer =
         arrow_ipc::writer::FileWriter::try_new(File::create(&arrow).unwrap(), &batch.schema())
@@ -915,9 +912,7 @@ fn other_columnar_inputs_get_a_message_that_says_what_is_wrong() {
     )]));
     let column: ArrayRef = Arc::new(arrow_array::Int64Array::from(vec![1, 2]));
     let batch = RecordBatch::try_new(Arc::clone(&schema), vec![column]).unwrap();
-    let mut writer = ArrowWriter::try_new(File::create(&numbers).unwrap(), schema, None).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    write_batch(&numbers, &batch, None);
     refused(&numbers, "column \"puzzle\" holds Int64, not text");
     // `check` with a solution column of numbers: its type is the problem, not a missing column.
     let schema = Arc::new(Schema::new(vec![
@@ -929,9 +924,7 @@ fn other_columnar_inputs_get_a_message_that_says_what_is_wrong() {
         Arc::new(arrow_array::Int64Array::from(vec![1])),
     ];
     let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
-    let mut writer = ArrowWriter::try_new(File::create(&numbers).unwrap(), schema, None).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    write_batch(&numbers, &batch, None);
     let out = bin().arg("check").arg(&numbers).output().unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(2), "{stderr}");
@@ -950,9 +943,7 @@ fn other_columnar_inputs_get_a_message_that_says_what_is_wrong() {
         Arc::new(StringArray::from(vec![None::<&str>, None])),
     ];
     let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
-    let mut writer = ArrowWriter::try_new(File::create(&numbers).unwrap(), schema, None).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    write_batch(&numbers, &batch, None);
     let out = bin().arg("check").arg(&numbers).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
@@ -1024,13 +1015,7 @@ fn a_table_that_names_no_puzzle_column_gets_the_column_csv_would_take_and_says_s
     let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
     // A row group per row: the second shard's own first row has a puzzle in `hint`.
     let parquet = dir.path("t.parquet");
-    let properties = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(1))
-        .build();
-    let mut writer =
-        ArrowWriter::try_new(File::create(&parquet).unwrap(), schema, Some(properties)).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    write_batch(&parquet, &batch, Some(1));
     let csv = dir.path("t.csv");
     let mut text = String::from("grid,hint,clues\n");
     for (i, c) in clues.iter().enumerate() {
@@ -1089,9 +1074,7 @@ fn a_table_that_names_no_puzzle_column_gets_the_column_csv_would_take_and_says_s
     ];
     let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
     let grids = dir.path("g.parquet");
-    let mut writer = ArrowWriter::try_new(File::create(&grids).unwrap(), schema, None).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
+    write_batch(&grids, &batch, None);
     let (lines, stderr) = solve(&[], &grids);
     assert!(
         stderr.contains("column \"g\" holds 81-cell puzzles"),
