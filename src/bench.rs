@@ -74,19 +74,22 @@ impl BenchConfig {
 #[derive(Debug, thiserror::Error)]
 #[allow(missing_docs)] // each variant's message says what it is
 pub enum BenchError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {}: {source}", crate::path_label(path))]
     Read {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path}: no puzzles")]
+    #[error("{}: no puzzles", crate::path_label(path))]
     Empty { path: PathBuf },
     #[error("no puzzle files (*.txt) found in {0}")]
     NoData(PathBuf),
     #[error("cannot start {threads} threads: {message}")]
     Threads { threads: usize, message: String },
     /// The solver returned a wrong result: the benchmark's figures would be meaningless.
-    #[error("VALIDATION FAILED: {path} line {line} ({mode}): {problem}")]
+    #[error(
+        "VALIDATION FAILED: {} line {line} ({mode}): {problem}",
+        crate::path_label(path)
+    )]
     Wrong {
         path: PathBuf,
         line: usize,
@@ -518,7 +521,7 @@ pub fn run(config: &BenchConfig, observer: &mut dyn Observer) -> Result<Report, 
                 .collect();
             observer.status(&format!(
                 "{}: {mode}: {}",
-                path.display(),
+                crate::path_label(path),
                 summary.join(", ")
             ));
             modes.push(ModeReport {

@@ -55,7 +55,8 @@ mod solver;
 mod task;
 
 pub use batch::{
-    run, BatchError, Config, Input, Output, OutputFormat, Shard, ShardError, Summary, MAX_THREADS,
+    path_label, run, BatchError, Config, Input, Output, OutputFormat, Shard, ShardError, Summary,
+    MAX_THREADS,
 };
 /// For front ends that read tables themselves (the Python package's Spark route); its type is
 /// the `arrow-array` crate's, so it is not part of the stable API.

@@ -212,7 +212,7 @@ fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
         ) {
             return Err(Failure::usage(format!(
                 "{}: generate writes lines or CSV; write a .csv and convert it",
-                path.display()
+                sudoku_batch::path_label(path)
             )));
         }
     }
@@ -363,7 +363,10 @@ fn run_bench(args: flags::BenchArgs) -> Result<ExitCode, Failure> {
     // A plot that cannot be written fails now, not after the whole benchmark.
     if let Some(path) = &args.plot {
         sudoku_batch::check_output_file(path).map_err(|e| {
-            Failure::usage(format!("{}: cannot write the plot: {e}", path.display()))
+            Failure::usage(format!(
+                "{}: cannot write the plot: {e}",
+                sudoku_batch::path_label(path)
+            ))
         })?;
     }
     let files = if args.files.is_empty() {
@@ -430,9 +433,16 @@ fn run_bench(args: flags::BenchArgs) -> Result<ExitCode, Failure> {
         Ok(()) => {}
     }
     if let Some(path) = &args.plot {
-        cli::bench_report::plot(&report, path)
-            .map_err(|e| Failure::usage(format!("writing plot {}: {e}", path.display())))?;
-        say!("sudoku-batch: plot written to {}", path.display());
+        cli::bench_report::plot(&report, path).map_err(|e| {
+            Failure::usage(format!(
+                "writing plot {}: {e}",
+                sudoku_batch::path_label(path)
+            ))
+        })?;
+        say!(
+            "sudoku-batch: plot written to {}",
+            sudoku_batch::path_label(path)
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -553,3 +553,162 @@ fn a_shard_of_a_stream_is_refused_before_anything_is_read() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--shard needs a regular file"), "{stderr}");
 }
+
+#[test]
+fn tab_and_semicolon_separated_tables_are_csv_in_their_own_separator() {
+    let p = puzzles(3);
+    for sep in ["\t", ";"] {
+        // A quoted field may hold the separator and a line end; a comma is plain text here.
+        let input = format!(
+            "# made by hand\nid{sep}Quizzes{sep}note\r\n1{sep}{}{sep}\"a{sep}b\nc\"\n2{sep}bad{sep}3,5\n3{sep}{}{sep}\n",
+            p[0], p[1]
+        );
+        let out = bin()
+            .args(["solve", "-"])
+            .write_stdin(input.clone())
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(1), "{sep:?}: {stderr}");
+        let rows: Vec<Vec<String>> = csv::ReaderBuilder::new()
+            .delimiter(sep.as_bytes()[0])
+            .has_headers(false)
+            .from_reader(stdout.as_bytes())
+            .records()
+            .map(|r| r.unwrap().iter().map(str::to_string).collect())
+            .collect();
+        assert_eq!(
+            rows[0],
+            ["id", "Quizzes", "note", "solution", "status"],
+            "{sep:?}"
+        );
+        assert_eq!(rows.len(), 4, "{sep:?}: {stdout}");
+        assert_eq!(rows[1][2], format!("a{sep}b\nc"));
+        assert_eq!(rows[1][4], "solved");
+        assert_eq!(rows[2][2], "3,5");
+        assert!(rows[2][4].starts_with("invalid"), "{sep:?}: {stdout}");
+        assert_eq!(rows[3][4], "solved");
+        assert!(stderr.contains("<stdin>:5: invalid"), "{sep:?}: {stderr}");
+        // The same bytes at every thread count, and in shards.
+        for j in ["1", "3"] {
+            let again = bin()
+                .args(["solve", "-j", j, "-"])
+                .write_stdin(input.clone())
+                .output()
+                .unwrap();
+            assert_eq!(text(&again.stdout), stdout, "{sep:?} -j {j}");
+        }
+        // dedupe writes the kept rows as they came, under the header.
+        let twice = format!("id{sep}puzzle\n1{sep}{}\n2{sep}{}\n", p[0], p[0]);
+        let out = bin()
+            .args(["dedupe", "-q", "-"])
+            .write_stdin(twice)
+            .output()
+            .unwrap();
+        assert_eq!(
+            text(&out.stdout),
+            format!("id{sep}puzzle\n1{sep}{}\n", p[0])
+        );
+    }
+    // A header row that holds a comma keeps the comma as the separator.
+    let out = bin()
+        .args(["solve", "-q", "-"])
+        .write_stdin(format!("id,puzzle\tx\n1,{}\n", p[0]))
+        .output()
+        .unwrap();
+    assert!(text(&out.stdout).starts_with("id,puzzle\tx,solution,status\n"));
+}
+
+#[test]
+fn a_named_line_format_answers_its_first_line_at_once_whatever_it_holds() {
+    let p = puzzles(1);
+    let wait = Duration::from_secs(20); // a deadline for a hung run, not a speed figure
+    let mut child = spawn(&["solve", "--format", "line", "-"]);
+    let answers = lines_of(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "# a comment\njunk").unwrap();
+    stdin.flush().unwrap();
+    let answer = answers
+        .recv_timeout(wait)
+        .expect("an answer before more input");
+    assert!(answer.starts_with("invalid"), "{answer}");
+    writeln!(stdin, "{}", p[0]).unwrap();
+    drop(stdin);
+    assert_eq!(answers.recv_timeout(wait).unwrap().len(), 81);
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}
+
+#[test]
+fn rows_that_hold_their_puzzle_after_other_fields_without_a_header_are_refused_with_a_hint() {
+    let p = puzzles(3);
+    for (sep, quote) in [(",", ""), (";", ""), ("\t", ""), (",", "\"")] {
+        let input: String = p
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("{i}{sep}{quote}{p}{quote}{sep}3\n"))
+            .collect();
+        let out = bin()
+            .args(["solve", "-"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{sep:?}: {stderr}");
+        assert!(out.stdout.is_empty());
+        assert!(
+            stderr.contains("puzzles in field 2") && stderr.contains("add a header row"),
+            "{sep:?}: {stderr}"
+        );
+    }
+    // With the header, the same rows are read.
+    let out = bin()
+        .args(["solve", "-q", "-"])
+        .write_stdin(format!("id,puzzle\n1,{}\n", p[0]))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn a_utf16_or_utf32_byte_order_mark_is_refused_even_without_nuls() {
+    let cases = [
+        (&b"\xff\xfe"[..], "UTF-16"),
+        (b"\xfe\xff", "UTF-16"),
+        (b"\xff\xfe\x35\x26", "UTF-16"),
+        (b"\xff\xfe\x00\x00", "UTF-32"),
+        (b"\x00\x00\xfe\xff", "UTF-32"),
+    ];
+    for (bom, says) in cases {
+        let out = bin()
+            .args(["solve", "-"])
+            .write_stdin(bom)
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr.contains(&format!("it is {says} text")), "{stderr}");
+    }
+}
+
+#[test]
+fn a_vertical_tab_is_whitespace_and_control_characters_in_names_are_escaped() {
+    let p = puzzles(1);
+    let out = bin()
+        .args(["solve", "-q", "-"])
+        .write_stdin(format!("{}\x0b1\n\x0b{}\n\x0b\n", p[0], p[0]))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).lines().count(), 2);
+    let out = bin()
+        .args(["solve", "no\nsuch\x1bfile\u{202e}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("no\\nsuch\\u{1b}file\\u{202e}: cannot open"),
+        "{stderr}"
+    );
+}

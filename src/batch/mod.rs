@@ -290,7 +290,7 @@ impl<'a> Input<'a> {
     /// Its name in messages.
     pub fn name(&self) -> String {
         match self {
-            Input::Path(p) => p.display().to_string(),
+            Input::Path(p) => path_label(p),
             Input::Reader { name, .. } => name.clone(),
         }
     }
@@ -357,20 +357,50 @@ impl Summary {
     }
 }
 
+/// How a path is named in messages: as it displays, with control characters, line and
+/// paragraph separators and bidirectional controls escaped (`\n`, `\u{1b}`, `\u{202e}`), so
+/// that a file name can neither split a message in two nor make a terminal show it reordered.
+pub fn path_label(path: &std::path::Path) -> String {
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
+            )
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
+    let shown = path.display().to_string();
+    if !shown.chars().any(hidden) {
+        return shown;
+    }
+    let mut label = String::with_capacity(shown.len() + 8);
+    for c in shown.chars() {
+        match hidden(c) {
+            true => label.extend(c.escape_default()),
+            false => label.push(c),
+        }
+    }
+    label
+}
+
 /// Why a run stopped (usage and I/O problems; bad records are not errors).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 #[allow(missing_docs)] // each variant's message says what it is
 pub enum BatchError {
-    #[error("{path}: cannot open: {source}")]
+    #[error("{}: cannot open: {source}", path_label(path))]
     Open { path: PathBuf, source: io::Error },
     #[error("{name}: read error: {source}")]
     Read { name: String, source: io::Error },
-    #[error("{path}: cannot create the output file: {source}")]
+    #[error("{}: cannot create the output file: {source}", path_label(path))]
     Create { path: PathBuf, source: io::Error },
     #[error("{name}: write error: {source}")]
     Write { name: String, source: io::Error },
-    #[error("{path}: cannot move the finished output into place: {source}")]
+    #[error(
+        "{}: cannot move the finished output into place: {source}",
+        path_label(path)
+    )]
     Finish { path: PathBuf, source: io::Error },
     #[error("{name}: {source}")]
     Format { name: String, source: FormatError },
@@ -686,7 +716,7 @@ fn columnar_file<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>, B
         Ok(file) => file,
         Err(source) => return Err(BatchError::Open { path, source }),
     };
-    let name = path.display().to_string();
+    let name = path_label(&path);
     let head = head(&mut file).map_err(|source| BatchError::Read {
         name: name.clone(),
         source,
@@ -720,7 +750,7 @@ fn columnar_stream<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>,
                 path: path.clone(),
                 source,
             })?;
-            (path.display().to_string(), Box::new(file))
+            (path_label(&path), Box::new(file))
         }
         input => return Ok(Sniffed::Text(input)),
     };
@@ -811,7 +841,7 @@ pub(crate) fn open_output(output: Output<'_>) -> Result<(Sink<'_>, String), Batc
     match output {
         Output::Writer { name, writer } => Ok((Sink::Writer(writer), name)),
         Output::Path(path) => {
-            let name = path.display().to_string();
+            let name = path_label(&path);
             let sink =
                 Sink::file(path.clone()).map_err(|source| BatchError::Create { path, source })?;
             Ok((sink, name))

@@ -1,6 +1,7 @@
 //! The CSV format: a header row, then one puzzle per row. The puzzle column is found by its header
 //! name (`puzzle`, `quizzes`, `quiz`, `sudoku`, `puzzles`, `question`, or `--column NAME`);
-//! blanks may be `0` or `.`.
+//! blanks may be `0` or `.`. Fields are separated by commas, or by tabs or semicolons when the
+//! header row has no comma (see [`delimiter_of`]); the output uses the input's separator.
 //! Rows are read with `csv-core` straight over each block and written by [`RowWriter`] with the
 //! `csv` crate's quoting rules (quotes, CRLF, a missing final newline).
 //!
@@ -28,6 +29,8 @@ pub const SOLUTION_NAMES: [&str; 3] = ["solution", "solutions", "answer"];
 /// Where the columns are, learned from the header.
 #[derive(Debug, Clone)]
 pub struct Layout {
+    /// The field separator: `,`, `\t` or `;`.
+    delimiter: u8,
     puzzle: usize,
     /// The solution column: what `check` verifies, where `solve` writes its answer.
     solution: Option<usize>,
@@ -51,10 +54,24 @@ pub struct RowScan<'a> {
     cursor: Cursor,
 }
 
+/// The field separator of a table whose header row starts `buf`: a comma if the header row's
+/// first line holds one (or holds none of the three), else a tab if it holds one, else a
+/// semicolon. Tab- and semicolon-separated files (TSV, a spreadsheet's CSV in locales with a
+/// decimal comma) name their columns without commas.
+pub fn delimiter_of(buf: &[u8]) -> u8 {
+    let line = &buf[..text::line_end(buf, 0)];
+    [b',', b'\t', b';']
+        .into_iter()
+        .find(|&d| memchr::memchr(d, line).is_some())
+        .unwrap_or(b',')
+}
+
 /// Where a [`RowScan`] is, apart from the bytes it scans (so that a walk can be kept beside a
 /// buffer it does not borrow).
 #[derive(Clone, Copy)]
 struct Cursor {
+    /// The field separator.
+    delimiter: u8,
     pos: usize,
     state: State,
     /// Where the last quoted field opened.
@@ -62,8 +79,9 @@ struct Cursor {
 }
 
 impl Cursor {
-    fn new() -> Cursor {
+    fn new(delimiter: u8) -> Cursor {
         Cursor {
+            delimiter,
             pos: 0,
             state: State::RecordStart,
             quote: 0,
@@ -90,11 +108,11 @@ pub enum Event {
 }
 
 impl<'a> RowScan<'a> {
-    /// Scans `buf`, which starts at the start of a row.
-    pub fn new(buf: &'a [u8]) -> RowScan<'a> {
+    /// Scans `buf`, which starts at the start of a row, with fields separated by `delimiter`.
+    pub fn with_delimiter(buf: &'a [u8], delimiter: u8) -> RowScan<'a> {
         RowScan {
             buf,
-            cursor: Cursor::new(),
+            cursor: Cursor::new(delimiter),
         }
     }
 
@@ -105,9 +123,9 @@ impl<'a> RowScan<'a> {
 }
 
 /// The offset of a quote in `buf` that opens a field and is never closed, if any.
-fn open_quote(buf: &[u8]) -> Option<usize> {
+fn open_quote(buf: &[u8], delimiter: u8) -> Option<usize> {
     memchr::memchr(b'"', buf)?;
-    let mut scan = RowScan::new(buf);
+    let mut scan = RowScan::with_delimiter(buf, delimiter);
     scan.by_ref().for_each(drop);
     scan.open_quote()
 }
@@ -151,17 +169,18 @@ impl Cursor {
                         self.pos += 1;
                         self.state = State::Quoted;
                     }
-                    b',' => self.pos += 1,
+                    b if b == self.delimiter => self.pos += 1,
                     _ => self.state = State::Unquoted,
                 },
                 State::Unquoted => {
-                    let Some(i) = memchr::memchr3(b',', b'\n', b'\r', &buf[self.pos..]) else {
+                    let Some(i) = memchr::memchr3(self.delimiter, b'\n', b'\r', &buf[self.pos..])
+                    else {
                         self.pos = buf.len();
                         return None;
                     };
                     self.pos += i;
                     match buf[self.pos] {
-                        b',' => {
+                        b if b == self.delimiter => {
                             self.pos += 1;
                             self.state = State::FieldStart;
                         }
@@ -187,10 +206,11 @@ impl Cursor {
     }
 }
 
-/// Offset just past the line end that ends the first row of `buf` (the header row).
+/// Offset just past the line end that ends the first row of `buf` (the header row, whose
+/// separator [`delimiter_of`] tells).
 pub fn first_row_end(buf: &[u8]) -> Option<usize> {
     let mut seen_row = false;
-    RowScan::new(buf).find_map(|e| match e {
+    RowScan::with_delimiter(buf, delimiter_of(buf)).find_map(|e| match e {
         Event::Row(_) => {
             seen_row = true;
             None
@@ -200,40 +220,45 @@ pub fn first_row_end(buf: &[u8]) -> Option<usize> {
 }
 
 /// Offset just past the last line end of `buf` outside quoted fields (`buf` starts a row).
-pub fn last_boundary(buf: &[u8]) -> Option<usize> {
-    next_cuts(buf).last()
+pub fn last_boundary(buf: &[u8], delimiter: u8) -> Option<usize> {
+    next_cuts(buf, delimiter).last()
 }
 
 /// The cut points of `buf`, in order.
-pub fn next_cuts(buf: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    RowScan::new(buf).filter_map(|e| match e {
+pub fn next_cuts(buf: &[u8], delimiter: u8) -> impl Iterator<Item = usize> + '_ {
+    RowScan::with_delimiter(buf, delimiter).filter_map(|e| match e {
         Event::Cut(c) => Some(c),
         Event::Row(_) => None,
     })
 }
 
-fn reader(data: &[u8]) -> csv::Reader<&[u8]> {
+/// A reader of the rows of `data`, fields separated by `delimiter`.
+pub(crate) fn reader(data: &[u8], delimiter: u8) -> csv::Reader<&[u8]> {
     csv::ReaderBuilder::new()
+        .delimiter(delimiter)
         .has_headers(false)
         .flexible(true)
         .from_reader(data)
 }
 
 /// Writes CSV rows straight into a byte buffer, as the `csv` crate's writer does with this
-/// engine's settings: a field is quoted when it holds a comma, a quote, a CR or LF; quotes
+/// engine's settings: a field is quoted when it holds the separator, a quote, a CR or LF; quotes
 /// inside are doubled; rows end with LF; a row of one empty field is written `""`.
 struct RowWriter {
     core: csv_core::Writer,
+    delimiter: u8,
     fields: usize,
     bytes: usize,
 }
 
 impl RowWriter {
-    fn new() -> RowWriter {
+    fn new(delimiter: u8) -> RowWriter {
         RowWriter {
             core: csv_core::WriterBuilder::new()
+                .delimiter(delimiter)
                 .terminator(csv_core::Terminator::Any(b'\n'))
                 .build(),
+            delimiter,
             fields: 0,
             bytes: 0,
         }
@@ -241,7 +266,7 @@ impl RowWriter {
 
     fn field(&mut self, out: &mut Vec<u8>, field: &[u8]) {
         if self.fields > 0 {
-            out.push(b',');
+            out.push(self.delimiter);
         }
         if self.core.should_quote(field) {
             out.push(b'"');
@@ -286,14 +311,14 @@ impl TextFormat for CsvFormat {
     }
 
     fn last_boundary(&self, buf: &[u8]) -> Option<usize> {
-        last_boundary(buf)
+        last_boundary(buf, self.layout.delimiter)
     }
 
     /// A CSV row may hold quoted line feeds, so whether `p` is inside a quoted field is learned
     /// by scanning the rows since `first` as csv-core reads them (at memchr speed): no local
     /// rule is safe with quoted fields.
     fn record_start_at_or_after(&self, data: &[u8], first: usize, p: usize) -> usize {
-        next_cuts(&data[first..])
+        next_cuts(&data[first..], self.layout.delimiter)
             .map(|cut| first + cut)
             .find(|&cut| cut >= p)
             .unwrap_or(data.len())
@@ -303,7 +328,7 @@ impl TextFormat for CsvFormat {
         let renderer = CsvRenderer {
             layout: &self.layout,
             columns: task.columns(),
-            writer: RowWriter::new(),
+            writer: RowWriter::new(self.layout.delimiter),
             value: Vec::new(),
             status: Vec::new(),
             replaced: 0,
@@ -337,12 +362,12 @@ struct Segment<'a> {
 /// can end inside quotes only at the end of the input, so such a quote is closed at the end
 /// of its physical line instead: that row is `invalid: unterminated quote ...` and the rows
 /// after it are read as rows. No row is lost.
-fn segments(block: &[u8]) -> Vec<Segment<'_>> {
+fn segments(block: &[u8], delimiter: u8) -> Vec<Segment<'_>> {
     let mut segments = Vec::with_capacity(1);
     let (mut start, mut lines_before) = (0, 0);
     loop {
         let rest = &block[start..];
-        let Some(quote) = open_quote(rest) else {
+        let Some(quote) = open_quote(rest, delimiter) else {
             segments.push(Segment {
                 bytes: Cow::Borrowed(rest),
                 lines_before,
@@ -395,13 +420,13 @@ impl<'a> CsvReader<'a> {
             layout,
             needs_solution,
             block,
-            segments: segments(block).into_iter(),
+            segments: segments(block, layout.delimiter).into_iter(),
             segment: None,
-            core: CoreReader::new(),
+            core: CoreReader::new(layout.delimiter),
             pos: 0,
             row: (0, 0),
             index: 0,
-            walk: RowWalk::new(),
+            walk: RowWalk::new(layout.delimiter),
         }
     }
 
@@ -424,7 +449,8 @@ impl CsvReader<'_> {
             if self.segment.is_none() {
                 self.segment = Some(self.segments.next()?);
                 self.core.restart();
-                (self.pos, self.index, self.walk) = (0, 0, RowWalk::new());
+                let delimiter = self.layout.delimiter;
+                (self.pos, self.index, self.walk) = (0, 0, RowWalk::new(delimiter));
             }
             let segment = self.segment.as_ref().expect("a segment is being read");
             let mut input = &segment.bytes[self.pos..];
@@ -560,8 +586,9 @@ impl Layout {
         keep_solution: bool,
         task: Task,
     ) -> Result<Layout, FormatError> {
+        let delimiter = delimiter_of(header);
         let mut record = csv::ByteRecord::new();
-        match reader(header).read_byte_record(&mut record) {
+        match reader(header, delimiter).read_byte_record(&mut record) {
             Ok(true) => {}
             Ok(false) => return Err(FormatError::NoHeader),
             Err(e) => return Err(FormatError::UnreadableHeader(e.to_string())),
@@ -593,7 +620,7 @@ impl Layout {
         let puzzle = match column {
             Some(name) => named(name)?,
             None => find(&PUZZLE_NAMES)
-                .or_else(|| first_puzzle_column(rest, names.len()))
+                .or_else(|| first_puzzle_column(rest, names.len(), delimiter))
                 .ok_or_else(|| FormatError::NoPuzzleColumn {
                     names: names.clone(),
                 })?,
@@ -642,7 +669,7 @@ impl Layout {
         } else {
             added(STATUS.name.as_bytes());
             let mut out = Vec::new();
-            let mut writer = RowWriter::new();
+            let mut writer = RowWriter::new(delimiter);
             for name in &row {
                 writer.field(&mut out, name);
             }
@@ -650,6 +677,7 @@ impl Layout {
             out
         };
         Ok(Layout {
+            delimiter,
             puzzle,
             solution,
             width: record.len(),
@@ -679,8 +707,8 @@ fn without_line_end(row: &[u8]) -> &[u8] {
 /// The puzzle column of a header that names none, found by the data: among the first rows of
 /// `rows` that have `width` fields, the first column whose value is an 81-cell puzzle with a
 /// blank (a full grid there is more likely a solution column), else any 81-cell value.
-pub fn first_puzzle_column(rows: &[u8], width: usize) -> Option<usize> {
-    let mut rdr = reader(rows);
+pub fn first_puzzle_column(rows: &[u8], width: usize, delimiter: u8) -> Option<usize> {
+    let mut rdr = reader(rows, delimiter);
     let mut record = csv::ByteRecord::new();
     let mut full = None;
     for _ in 0..64 {
@@ -704,6 +732,7 @@ pub fn first_puzzle_column(rows: &[u8], width: usize) -> Option<usize> {
 
 /// Drives `csv_core` over a block, reusing its field buffers from row to row.
 struct CoreReader {
+    delimiter: u8,
     core: csv_core::Reader,
     bytes: Vec<u8>,
     ends: Vec<usize>,
@@ -728,9 +757,10 @@ impl<'a> Fields<'a> {
 }
 
 impl CoreReader {
-    fn new() -> CoreReader {
+    fn new(delimiter: u8) -> CoreReader {
         CoreReader {
-            core: Self::core(),
+            delimiter,
+            core: Self::core(delimiter),
             bytes: vec![0; 1024],
             ends: vec![0; 16],
         }
@@ -738,12 +768,12 @@ impl CoreReader {
 
     /// Starts reading from the start of a row again (a new segment), keeping the buffers.
     fn restart(&mut self) {
-        self.core = Self::core();
+        self.core = Self::core(self.delimiter);
     }
 
-    /// csv-core with its default settings (no comment character).
-    fn core() -> csv_core::Reader {
-        csv_core::Reader::new()
+    /// csv-core with its default settings (no comment character) but the separator.
+    fn core(delimiter: u8) -> csv_core::Reader {
+        csv_core::ReaderBuilder::new().delimiter(delimiter).build()
     }
 
     /// Reads the next row of `input` (advanced past it): the lengths of its field bytes and of
@@ -791,9 +821,9 @@ struct RowWalk {
 }
 
 impl RowWalk {
-    fn new() -> RowWalk {
+    fn new(delimiter: u8) -> RowWalk {
         RowWalk {
-            cursor: Cursor::new(),
+            cursor: Cursor::new(delimiter),
             line: 1,
             counted: 0,
             seen: 0,
@@ -858,18 +888,31 @@ mod tests {
 
     #[test]
     fn boundaries_skip_quoted_newlines() {
-        assert_eq!(last_boundary(b"a,\"x\ny\"\nb,\"p\nq"), Some(8));
-        assert_eq!(last_boundary(b"a,\"x\ny"), None);
+        assert_eq!(last_boundary(b"a,\"x\ny\"\nb,\"p\nq", b','), Some(8));
+        assert_eq!(last_boundary(b"a,\"x\ny", b','), None);
         assert_eq!(first_row_end(b"\"i\nd\",puzzle\r\nx"), Some(14));
         // Quotes that csv-core reads as plain characters: inside an unquoted field.
-        assert_eq!(last_boundary(b"# don\"t\n1,\"x\ny\"\n2"), Some(16));
-        assert_eq!(last_boundary(b"1,a\"b\n2,\"x\ny\"\n3"), Some(14));
+        assert_eq!(last_boundary(b"# don\"t\n1,\"x\ny\"\n2", b','), Some(16));
+        assert_eq!(last_boundary(b"1,a\"b\n2,\"x\ny\"\n3", b','), Some(14));
         // A doubled quote stays inside; a lone CR ends a row but is no cut point.
-        assert_eq!(last_boundary(b"1,\"a\"\"\nb\"\r2,c\n3"), Some(14));
+        assert_eq!(last_boundary(b"1,\"a\"\"\nb\"\r2,c\n3", b','), Some(14));
         // A lone CR ends a row: here `"b` opens a quote that runs to the end.
-        assert_eq!(last_boundary(b"a\r# \"\r\"b\nc\n"), Some(6));
+        assert_eq!(last_boundary(b"a\r# \"\r\"b\nc\n", b','), Some(6));
         // After the header, a row that starts with `#` is a row like any other.
         assert_eq!(first_row_end(b"# c\"\n\nid,puzzle\n1"), Some(5));
+        // A quote opens a field only after the table's own separator.
+        assert_eq!(last_boundary(b"a\t\"x\ny\"\tz", b'\t'), None);
+        assert_eq!(last_boundary(b"a\t\"x\ny\"\tz", b','), Some(5));
+        assert_eq!(first_row_end(b"i\t\"a\nb\"\tpuzzle\nx"), Some(15));
+    }
+
+    #[test]
+    fn the_header_row_sets_the_separator() {
+        assert_eq!(delimiter_of(b"id,puzzle\tx;y\n"), b',');
+        assert_eq!(delimiter_of(b"id\tpuzzle;x\n1,2"), b'\t');
+        assert_eq!(delimiter_of(b"id;puzzle\r\n1,2\t3"), b';');
+        assert_eq!(delimiter_of(b"puzzle\n1;2"), b',');
+        assert_eq!(delimiter_of(b""), b',');
     }
 
     #[test]

@@ -113,6 +113,9 @@ pub enum FormatError {
     /// No line of the input's first 64 KiB is a puzzle in any format: it is not a puzzle file.
     #[error("not a file of puzzles: {0}")]
     NoPuzzles(String),
+    /// Every line holds its puzzle after other fields, and no header row names the columns.
+    #[error("the lines hold their puzzles in field {0} of comma, semicolon or tab separated rows, and no header row names the columns: add a header row naming the puzzle column (for example `id,puzzle`) to read it as CSV")]
+    Headerless(usize),
     /// `grade --explain` ([`crate::Task::Explain`]) on an input it cannot answer as text.
     #[error("grade --explain writes each puzzle's steps as text, from puzzle lines or grids, not from {0} input")]
     Explain(&'static str),
@@ -160,11 +163,13 @@ pub enum Binary {
     Zip,
     #[error("it is full of NUL bytes (binary data, or UTF-16 text: save it as UTF-8)")]
     Nul,
+    #[error("it is {0} text (it starts with a {0} byte-order mark): save it as UTF-8")]
+    Unicode(&'static str),
 }
 
 /// The binary format `prefix` (an input's first bytes) starts with, if it is not text.
 pub fn binary(prefix: &[u8]) -> Option<Binary> {
-    const MAGIC: [(&[u8], Binary); 8] = [
+    const MAGIC: [(&[u8], Binary); 12] = [
         (b"PAR1", Binary::Parquet),
         (b"ARROW1", Binary::ArrowIpc),
         (b"\x1f\x8b", Binary::Compressed("gzip")),
@@ -174,6 +179,12 @@ pub fn binary(prefix: &[u8]) -> Option<Binary> {
         (b"PK\x03\x04", Binary::Zip),
         // An Arrow IPC stream's first message: the continuation marker, then its length.
         (b"\xff\xff\xff\xff", Binary::ArrowStream),
+        // Bytes no UTF-8 text starts with; most UTF-16 files are caught by their NULs too, but
+        // not one that is short or holds no ASCII.
+        (b"\xff\xfe\x00\x00", Binary::Unicode("UTF-32")),
+        (b"\x00\x00\xfe\xff", Binary::Unicode("UTF-32")),
+        (b"\xff\xfe", Binary::Unicode("UTF-16")),
+        (b"\xfe\xff", Binary::Unicode("UTF-16")),
     ];
     // bzip2's magic is text; a block header must follow it.
     let bzip2 = |p: &[u8]| {
@@ -246,6 +257,9 @@ pub(crate) fn open(
     let (choice, note) = match choice {
         FormatChoice::Auto => {
             let detected = detect(prefix, column);
+            if let Some(field) = detected.headerless {
+                return Err(FormatError::Headerless(field));
+            }
             if detected.unreadable {
                 return Err(FormatError::NoPuzzles(detected.note.unwrap_or_default()));
             }
@@ -363,6 +377,10 @@ pub struct Detected {
     /// No line of a full sample is a puzzle in any format: the input is not a puzzle file, and
     /// is refused rather than answered with a line of `invalid` per line (`note` says why).
     pub unreadable: bool,
+    /// The sample's lines hold their puzzles in this field (counting from 1, never the first)
+    /// of comma, semicolon or tab separated rows, with no header row: a table that lost its
+    /// header, refused with a hint rather than answered with a line of `invalid` per line.
+    pub headerless: Option<usize>,
 }
 
 /// The first record of `body` (which starts at a record: no byte-order mark, no blank or `#`
@@ -392,7 +410,8 @@ pub(crate) fn first_record(body: &[u8]) -> Option<(FormatChoice, usize)> {
 /// Where the bytes read so far settle how the input is opened in `choice`: the offset past
 /// what settles it, so a reader need not wait for a full sample ([`PEEK`]). The input's first
 /// record (after the blank and `#` lines before it) settles it when it is a whole puzzle of
-/// that format, or of any format for [`FormatChoice::Auto`]; for `--format csv`, a whole
+/// that format, or of any format for [`FormatChoice::Auto`]; for `--format line`, any whole
+/// record line; for `--format csv`, a whole
 /// header row that names the puzzle column (one of the usual names, or `column`). `None`: the
 /// reader waits for a full sample or the end of the input, however slowly the bytes come.
 pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Option<usize> {
@@ -401,9 +420,8 @@ pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Opt
     if choice == FormatChoice::Csv {
         let end = csv::first_row_end(&prefix[start..])?;
         let mut header = ::csv::ByteRecord::new();
-        ::csv::ReaderBuilder::new()
-            .has_headers(false)
-            .from_reader(&prefix[start..start + end])
+        let delimiter = csv::delimiter_of(&prefix[start..]);
+        csv::reader(&prefix[start..start + end], delimiter)
             .read_byte_record(&mut header)
             .ok()?;
         let named = header.iter().any(|field| {
@@ -415,6 +433,15 @@ pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Opt
                 .any(|wanted| name.eq_ignore_ascii_case(wanted.as_bytes()))
         });
         return named.then_some(start + end);
+    }
+    if choice == FormatChoice::Line {
+        // Every line stands alone: the first whole record line settles a line input (`check`
+        // looks at it), whatever it holds. (A blank or `#` line here is the last one read: the
+        // record line is still to come.)
+        let body = &prefix[start..];
+        let i = memchr::memchr2(b'\n', b'\r', body)?;
+        let whole = body[i] == b'\n' || i + 1 < body.len();
+        return (whole && !is_skipped(&body[..i])).then(|| start + line_end(body, i));
     }
     let (found, end) = first_record(&prefix[start..])?;
     (choice == FormatChoice::Auto || choice == found).then_some(start + end)
@@ -444,6 +471,7 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         choice,
         note: None,
         unreadable: false,
+        headerless: None,
     };
     if let Some((choice, _)) = first_record(body) {
         return chosen(choice);
@@ -460,7 +488,7 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         return Detected {
             choice: FormatChoice::Csv,
             note,
-            unreadable: false,
+            ..chosen(FormatChoice::Csv)
         };
     }
     let records: Vec<&[u8]> = lines(sample).filter(|l| !is_skipped(l)).collect();
@@ -485,6 +513,15 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         }
     }
     let total = records.len();
+    if line_records + grid_rows == 0 {
+        if let Some(field) = headerless_field(&records) {
+            return Detected {
+                headerless: Some(field),
+                unreadable: true,
+                ..chosen(FormatChoice::Line)
+            };
+        }
+    }
     let first = String::from_utf8_lossy(&first[..first.len().min(40)]).into_owned();
     if full && line_records + grid_rows == 0 {
         return Detected {
@@ -500,6 +537,7 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
                 ),
             }),
             unreadable: true,
+            headerless: None,
         };
     }
     // Records, not lines, are weighed: nine grid rows make one grid.
@@ -520,8 +558,34 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
     Detected {
         choice,
         note,
-        unreadable: false,
+        ..chosen(choice)
     }
+}
+
+/// The field (counting from 1) that holds the puzzle in at least nine in ten of `records`,
+/// split at commas, semicolons and tabs, when it is the same field in each and not the first:
+/// the rows of a table whose header row is missing (`id,puzzle`), which the line format cannot
+/// read (a line record starts with its puzzle) and CSV cannot either (its header names the
+/// puzzle column).
+fn headerless_field(records: &[&[u8]]) -> Option<usize> {
+    let puzzle_field = |record: &[u8]| {
+        record
+            .split(|&b| matches!(b, b',' | b';' | b'\t'))
+            .position(|field| {
+                let field = field.trim_ascii();
+                let field = field
+                    .strip_prefix(b"\"")
+                    .and_then(|f| f.strip_suffix(b"\""))
+                    .unwrap_or(field);
+                crate::grid::Grid::parse(field).is_ok()
+            })
+    };
+    let field = puzzle_field(records.first()?).filter(|&i| i > 0)?;
+    let same = records
+        .iter()
+        .filter(|r| puzzle_field(r) == Some(field))
+        .count();
+    (same * 10 >= records.len() * 9).then_some(field + 1)
 }
 
 /// Whether a header field is data rather than a name: a number (`2.5`, `-3`), or a long run
@@ -544,10 +608,8 @@ fn looks_like_data(field: &[u8]) -> bool {
 /// saying how the puzzle column was recognised when not by its name.
 fn csv_header(sample: &[u8], column: Option<&str>) -> Option<Option<String>> {
     let start = header_start(sample);
-    let mut reader = ::csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(&sample[start..]);
+    let delimiter = csv::delimiter_of(&sample[start..]);
+    let mut reader = csv::reader(&sample[start..], delimiter);
     let mut header = ::csv::ByteRecord::new();
     reader.read_byte_record(&mut header).ok()?;
     let after_header = start + reader.position().byte() as usize;
@@ -589,7 +651,7 @@ fn csv_header(sample: &[u8], column: Option<&str>) -> Option<Option<String>> {
     if header.len() < 2 || header.iter().any(looks_like_data) || !found || other > same {
         return None;
     }
-    let i = csv::first_puzzle_column(&sample[after_header..], header.len())?;
+    let i = csv::first_puzzle_column(&sample[after_header..], header.len(), delimiter)?;
     Some(Some(format!(
         "format: csv (the header names no puzzle column, but column {:?} holds 81-cell puzzles)",
         String::from_utf8_lossy(header.get(i).unwrap_or_default().trim_ascii())
@@ -647,6 +709,7 @@ mod tests {
                 choice: FormatChoice::Csv,
                 note: None,
                 unreadable: false,
+                headerless: None,
             }
         );
         // Nine-row grids among a few bad lines: grid.

@@ -117,7 +117,7 @@ impl<R: ?Sized> Renderer<R> for LineRenderer {
 
 /// True for a byte that ends the puzzle field.
 pub fn is_separator(b: u8) -> bool {
-    b.is_ascii_whitespace() || b == b',' || b == b';'
+    text::is_space(b) || b == b',' || b == b';'
 }
 
 /// Splits off the first field of `text` (up to a separator).
@@ -135,7 +135,7 @@ pub fn split_field(text: &[u8]) -> (&[u8], &[u8]) {
 /// The puzzle of one line (its line end removed), by the rules above; `None` for a line that is
 /// not a record (blank or `#`).
 pub fn parse_line(line: &[u8]) -> Option<Result<Grid, ParseError>> {
-    (!is_skipped(line)).then(|| Grid::parse(split_field(line.trim_ascii_start()).0))
+    (!is_skipped(line)).then(|| Grid::parse(split_field(text::trim_space_start(line)).0))
 }
 
 /// The records of a line-format text with their 1-based line numbers: the one reader of puzzle
@@ -148,7 +148,7 @@ pub fn puzzles(text: &[u8]) -> impl Iterator<Item = (usize, Result<Grid, ParseEr
 
 /// The record of one line (not blank, not a comment, no line end).
 fn record(line: &[u8], needs_solution: bool) -> Record<'_> {
-    let (field, rest) = split_field(line.trim_ascii_start());
+    let (field, rest) = split_field(text::trim_space_start(line));
     let record = Record::new(Grid::parse(field).map_err(Into::into));
     if !needs_solution || record.puzzle.is_err() {
         return record;

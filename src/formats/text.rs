@@ -3,9 +3,20 @@
 
 use crate::grid::{Grid, CELLS};
 
+/// True for a whitespace byte: ASCII's (space, tab, LF, form feed, CR) and the vertical tab,
+/// which `u8::is_ascii_whitespace` leaves out.
+pub fn is_space(b: u8) -> bool {
+    b.is_ascii_whitespace() || b == 0x0B
+}
+
+/// `line` without the whitespace ([`is_space`]) it starts with.
+pub fn trim_space_start(line: &[u8]) -> &[u8] {
+    &line[line.iter().take_while(|&&b| is_space(b)).count()..]
+}
+
 /// True for a line that is not a record: blank (only whitespace) or a `#` comment.
 pub fn is_skipped(line: &[u8]) -> bool {
-    match line.iter().position(|b| !b.is_ascii_whitespace()) {
+    match line.iter().position(|&b| !is_space(b)) {
         None => true,
         Some(i) => line[i] == b'#',
     }
