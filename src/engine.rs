@@ -74,20 +74,26 @@ impl Engine {
 
     /// The engine with `threads` workers (0: one per core) that this process shares: made on
     /// first use and kept, so that callers answering many small batches (the Python package)
-    /// start no threads per call.
+    /// start no threads per call. The engines of the four thread counts used last are kept; an
+    /// older one is let go (its workers end once no caller holds it), so a caller that tries
+    /// many thread counts does not gather thousands of idle threads.
     pub fn shared(threads: usize) -> Result<Arc<Engine>, EngineError> {
-        /// Engines by thread count.
+        /// Engines by thread count, the one used last at the end.
         type Shared = Mutex<Vec<(usize, Arc<Engine>)>>;
         static ENGINES: OnceLock<Shared> = OnceLock::new();
+        const KEPT: usize = 4;
         let mut engines = ENGINES
             .get_or_init(Default::default)
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some((_, engine)) = engines.iter().find(|(n, _)| *n == threads) {
-            return Ok(Arc::clone(engine));
-        }
-        let engine = Arc::new(Engine::new(threads)?);
+        let engine = match engines.iter().position(|(n, _)| *n == threads) {
+            Some(i) => engines.remove(i).1,
+            None => Arc::new(Engine::new(threads)?),
+        };
         engines.push((threads, Arc::clone(&engine)));
+        if engines.len() > KEPT {
+            engines.remove(0);
+        }
         Ok(engine)
     }
 
@@ -168,6 +174,22 @@ mod tests {
         let b = Engine::shared(3).unwrap();
         assert!(Arc::ptr_eq(&a, &b));
         assert_eq!(a.threads(), 3);
+        // The four counts used last are kept: 3 is let go after four others, and made again.
+        // (Other tests share the process's engines, so only counts no other test uses.)
+        let weak = Arc::downgrade(&a);
+        drop((a, b));
+        for n in [5, 6, 7, 9] {
+            Engine::shared(n).unwrap();
+            assert!(Arc::ptr_eq(
+                &Engine::shared(n).unwrap(),
+                &Engine::shared(n).unwrap()
+            ));
+        }
+        assert!(
+            weak.upgrade().is_none(),
+            "the engine of 3 threads was let go"
+        );
+        assert_eq!(Engine::shared(3).unwrap().threads(), 3);
         assert!(matches!(
             Engine::new(MAX_THREADS + 1),
             Err(EngineError::TooManyThreads(_))

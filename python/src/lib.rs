@@ -39,10 +39,63 @@ use sudoku_batch::{
     Work, CELLS,
 };
 
-/// Puzzles per segment: small enough that a segment of the hardest public puzzles (about 110 µs
-/// each for a uniqueness count) ends within half a second on one thread, large enough that the
-/// GIL round trips cost nothing.
+/// The most records answered between two looks at Ctrl-C (and two GIL round trips): a segment
+/// of the hardest public puzzles (about 110 µs each for a uniqueness count) ends within half a
+/// second on one thread, and the round trips cost nothing.
 const SEGMENT: usize = 4096;
+
+/// How long a segment of the slower tasks is meant to take (see [`Segments`]).
+const SEGMENT_SECONDS: f64 = 0.25;
+
+/// The ranges of records a task answers between two looks at Ctrl-C. A record costs from a
+/// microsecond (`solve`) to a second (`grade` with `nested`), so a fixed count would make Ctrl-C
+/// wait for minutes on slow records: the first segment is two records per worker, and each next
+/// one is sized from the time the last took to last about [`SEGMENT_SECONDS`] (growing at most
+/// fourfold a step, never past [`SEGMENT`], never under two records per worker).
+struct Segments {
+    next: usize,
+    end: usize,
+    len: usize,
+    min: usize,
+    started: Option<std::time::Instant>,
+}
+
+impl Segments {
+    fn new(records: usize, workers: usize) -> Segments {
+        let min = (2 * workers.max(1)).min(SEGMENT);
+        Segments {
+            next: 0,
+            end: records,
+            len: min,
+            min,
+            started: None,
+        }
+    }
+}
+
+impl Iterator for Segments {
+    type Item = std::ops::Range<usize>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(started) = self.started {
+            let seconds = started.elapsed().as_secs_f64();
+            let fits = match seconds > 0.0 {
+                true => self.len as f64 * SEGMENT_SECONDS / seconds,
+                false => f64::MAX,
+            };
+            self.len = fits
+                .min(4.0 * self.len as f64)
+                .clamp(self.min as f64, SEGMENT as f64) as usize;
+        }
+        if self.next >= self.end {
+            return None;
+        }
+        let range = self.next..(self.next + self.len).min(self.end);
+        self.next = range.end;
+        self.started = Some(std::time::Instant::now());
+        Some(range)
+    }
+}
 
 /// Answers, and their statuses when asked for.
 type Answered<'py, T> = PyResult<(Bound<'py, T>, Option<Bound<'py, PyList>>)>;
@@ -387,9 +440,9 @@ fn run_list<'py>(
     let mut solution_reader = TextReader::new(py);
     let mut texts: Vec<Result<Vec<u8>, Invalid>> = Vec::new();
     let mut puzzles_read = Vec::with_capacity(SEGMENT.min(n));
-    for start in (0..n).step_by(SEGMENT) {
+    for range in Segments::new(n, engine.threads()) {
         py.check_signals()?;
-        let end = (start + SEGMENT).min(n);
+        let (start, end) = (range.start, range.end);
         puzzles_read.clear();
         texts.clear();
         for i in start..end {
@@ -565,9 +618,9 @@ fn each_segment<'py>(
     let encoding = py.detach(|| cell_encoding(cells))?;
     let engine = options.engine()?;
     let mut records = Vec::with_capacity(SEGMENT.min(rows));
-    for start in (0..rows).step_by(SEGMENT) {
+    for range in Segments::new(rows, engine.threads()) {
         py.check_signals()?;
-        let end = (start + SEGMENT).min(rows);
+        let (start, end) = (range.start, range.end);
         records.clear();
         records.extend(
             cells[start * CELLS..end * CELLS]
@@ -1032,9 +1085,9 @@ fn run_arrow(
                 kind => Answers::new(kind, rows),
             })
             .collect();
-        for start in (0..rows).step_by(SEGMENT) {
+        for range in Segments::new(rows, engine.threads()) {
             py.check_signals()?;
-            let end = (start + SEGMENT).min(rows);
+            let (start, end) = (range.start, range.end);
             py.detach(|| {
                 solution_texts.clear();
                 if let Some(cursor) = solution_cursor.as_mut() {

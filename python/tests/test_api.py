@@ -84,6 +84,14 @@ def test_wrong_dtype_or_shape_raises_naming_what_was_expected():
     assert sb.solve([PUZZLE], threads=0) == [SOLUTION]  # 0: one per core, as the CLI's -j 0
     with pytest.raises(ValueError, match="limit"):
         sb.count([PUZZLE], limit=0)
+    # A uint8 array of another shape is a shape error, whatever its dimensions.
+    for shape in [(81,), (2, 81, 1)]:
+        with pytest.raises(ValueError, match=r"shape \(N, 81\)"):
+            sb.solve(np.zeros(shape, dtype=np.uint8))
+    # Bytes objects are one value, not a sequence of puzzles.
+    for one in [PUZZLE.encode(), bytearray(b"12"), memoryview(b"12")]:
+        with pytest.raises(TypeError, match="sequence of puzzle strings"):
+            sb.solve(one)
 
 
 def test_thread_counts_give_the_same_answers():
@@ -94,6 +102,29 @@ def test_thread_counts_give_the_same_answers():
     arr = as_array(puzzles_of("generated_unique25_2000.txt"))
     assert (sb.solve(arr, threads=1) == sb.solve(arr, threads=4)).all()
     assert (sb.count(arr, threads=1) == sb.count(arr, threads=4)).all()
+
+
+def test_worker_pools_of_many_thread_counts_are_not_all_kept():
+    with open("/proc/self/status") as f:
+        if not any(line.startswith("Threads:") for line in f):
+            pytest.skip("no /proc/self/status thread count on this system")
+
+    def threads_now():
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("Threads:"))
+
+    before = threads_now()
+    for k in range(1, 41):
+        assert sb.solve([PUZZLE], threads=k) == [SOLUTION]
+    # Kept: the pools of the last four counts (37 to 40), 154 threads; all forty would be 820.
+    # Shut-down pools' threads exit on their own: allow them a moment.
+    for _ in range(100):
+        if threads_now() - before <= 37 + 38 + 39 + 40:
+            break
+        import time
+
+        time.sleep(0.05)
+    assert threads_now() - before <= 37 + 38 + 39 + 40
 
 
 def test_count_and_check():
@@ -188,6 +219,13 @@ def test_containers_that_are_not_sequences_of_puzzles_are_refused():
     assert sb.count((PUZZLE,), limit=np.int64(3), threads=np.int32(2)) == [1]
     with pytest.raises(ValueError, match="threads"):
         sb.solve([PUZZLE], threads=True)
+    # Numbers as categories are still numbers; records paired by position must have one index.
+    with pytest.raises(TypeError, match="dtype=str"):
+        sb.solve(pd.Series([1, 2], dtype="category"))
+    assert sb.solve(pd.Series([PUZZLE], dtype="category")).tolist() == [SOLUTION]
+    with pytest.raises(ValueError, match="different indexes"):
+        sb.check(pd.Series([PUZZLE, PUZZLE], index=[0, 1]), pd.Series([SOLUTION, SOLUTION], index=[1, 0]))
+    assert sb.check(pd.Series([PUZZLE], index=[7]), pd.Series([SOLUTION], index=[7])).tolist() == [True]
 
 
 def test_solve_file_shards_add_up(tmp_path):

@@ -124,6 +124,11 @@ def test_polars_series_in_polars_series_out():
     assert sb.dedupe(series).to_list() == sb.dedupe(values)
     with pytest.raises(TypeError, match="dtype=str"):
         sb.solve(pl.Series([1, 2]))
+    # A column of nulls only (polars' Null dtype) is null records; an expression is no column.
+    answers, statuses = sb.solve(pl.DataFrame({"q": [None, None]})["q"], with_status=True)
+    assert answers.to_list() == [None, None] and statuses.to_list() == ["invalid: the puzzle is null"] * 2
+    with pytest.raises(TypeError, match="expression is not a column"):
+        sb.solve(pl.col("q"))
 
 
 def test_arrow_backed_pandas_series_keep_their_index():

@@ -68,6 +68,23 @@ def test_ctrl_c_stops_a_long_solve_within_a_second(tmp_path):
     assert took < 1.0, f"{took:.2f} s from SIGINT to KeyboardInterrupt"
 
 
+def test_ctrl_c_stops_a_task_of_slow_records_within_a_second(tmp_path):
+    # Each record is 4,096 searches (about 10 ms): a fixed segment of 4,096 records would run
+    # for most of a minute before Ctrl-C is looked at.
+    took, code, err = interrupt(
+        """
+        import sudoku_batch as sb
+        from conftest import puzzles_of
+        puzzles = puzzles_of('generated_minimal_2000.txt') * 4
+        print("go", flush=True)
+        sb.rate(puzzles, samples=4096, threads=1)  # CALL
+        """,
+        tmp_path,
+    )
+    assert "KeyboardInterrupt" in err, err
+    assert took < 1.0, f"{took:.2f} s from SIGINT to KeyboardInterrupt"
+
+
 def test_ctrl_c_stops_solve_file_and_leaves_no_output(tmp_path):
     src = tmp_path / "big.txt"
     src.write_text("\n".join(puzzles_of("generated_minimal_2000.txt") * 500) + "\n")

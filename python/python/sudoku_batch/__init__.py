@@ -63,7 +63,7 @@ def _as_array(puzzles: Any) -> Optional[np.ndarray]:
         return None
     if puzzles.dtype.kind in "OUS":
         return None
-    if puzzles.dtype != np.uint8 or puzzles.ndim != 2:
+    if puzzles.dtype != np.uint8:
         raise TypeError(
             f"expected a uint8 array of shape (N, 81) (0 = blank) or puzzle strings, got dtype "
             f"{puzzles.dtype} and shape {puzzles.shape}: {_TEXT_HINT}"
@@ -88,12 +88,14 @@ def _arrow_kind(records: Any, what: str) -> Optional[str]:
     """How an Arrow column was given: ``"pyarrow"``, ``"polars"``, ``"pandas"`` (an Arrow-backed
     Series) or ``"arrow"`` (another producer of the Arrow PyCapsule protocol); None for
     anything else. Raises TypeError for a numeric pandas Series, which holds no puzzle."""
-    if isinstance(records, (np.ndarray, list, tuple, str, bytes)) or _is_table(records):
+    if isinstance(records, (np.ndarray, list, tuple, str, bytes, bytearray, memoryview)) or _is_table(records):
         return None
     module = type(records).__module__
     if _is_pandas(records) and hasattr(records, "dtype"):
         dtype = records.dtype
-        if getattr(dtype, "kind", "O") in "iufcb":
+        # A categorical column's values are its categories'.
+        values = getattr(getattr(dtype, "categories", None), "dtype", dtype)
+        if getattr(values, "kind", "O") in "iufcb":
             raise TypeError(
                 f"{what}: expected puzzle strings, got a pandas Series of dtype {dtype} (numbers "
                 f"lose a puzzle's leading zeros): {_TEXT_HINT}"
@@ -104,6 +106,12 @@ def _arrow_kind(records: Any, what: str) -> Optional[str]:
     if module.startswith("datasets") and _dataset_column(records) is not None:
         return "datasets"
     if module.startswith("polars"):
+        if not hasattr(records, "__arrow_c_stream__"):
+            raise TypeError(
+                f"{what}: expected a column of puzzle strings, got a polars {type(records).__name__} "
+                f"(an expression is not a column: pass the Series, df['question'], or use "
+                f"map_batches)"
+            )
         return "polars"
     if module.startswith("pyarrow"):
         return "pyarrow" if hasattr(records, "__arrow_c_stream__") or hasattr(records, "__arrow_c_array__") else None
@@ -130,6 +138,10 @@ def _arrow_in(records: Any, kind: str) -> Any:
         return _dataset_column(records)
     if kind == "pandas":
         return records.array.__arrow_array__()  # the pyarrow ChunkedArray behind it, not a copy
+    if kind == "polars" and str(records.dtype) == "Null":
+        import polars as pl
+
+        return records.cast(pl.String)  # a column of nulls only: null records, as strings
     return records
 
 
@@ -185,7 +197,7 @@ def _as_list(records: Any, what: str) -> list:
     """Records given as strings, as a list (a list is used as is, without a copy)."""
     if isinstance(records, list):
         return records
-    if isinstance(records, (str, bytes)):
+    if isinstance(records, (str, bytes, bytearray, memoryview)):
         raise TypeError(f"{what}: expected a sequence of puzzle strings, got one {type(records).__name__}")
     if isinstance(records, (dict, set, frozenset)) or _is_table(records):
         # A mapping or a DataFrame iterates over its keys or column names, not over puzzles.
@@ -335,6 +347,12 @@ def check(
     malformed puzzle); Arrow in (both columns), a ``bool`` Arrow array. With ``with_status=True``, returns ``(verdicts, statuses)``: ``"ok"``,
     ``"wrong: <reason>"`` or ``"invalid: <reason>"``.
     """
+    if _is_pandas(puzzles) and _is_pandas(solutions) and not puzzles.index.equals(solutions.index):
+        # Records are paired by position; pandas users expect pairs by label.
+        raise ValueError(
+            "puzzles and solutions are pandas objects with different indexes: align them first, "
+            "for example solutions.reindex(puzzles.index)"
+        )
     return _answer("check", puzzles, solutions, with_status, threads=_threads(threads), unique=bool(unique))
 
 
