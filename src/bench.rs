@@ -81,7 +81,7 @@ pub enum BenchError {
     },
     #[error("{}: no puzzles", crate::path_label(path))]
     Empty { path: PathBuf },
-    #[error("no puzzle files (*.txt) found in {0}")]
+    #[error("no puzzle files (*.txt) found in {}", crate::path_label(.0))]
     NoData(PathBuf),
     #[error("cannot start {threads} threads: {message}")]
     Threads { threads: usize, message: String },

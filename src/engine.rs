@@ -102,6 +102,13 @@ impl Engine {
         self.threads
     }
 
+    /// The fewest records [`Engine::answer`] hands one worker at a time for `task`: a caller
+    /// that answers a long list in pieces keeps every worker busy with pieces of at least
+    /// `threads() * min_job(task)` records.
+    pub fn min_job(&self, task: Task) -> usize {
+        task.job_len(MIN_RECORDS_PER_TASK).0
+    }
+
     /// Answers every record for `task`, in parallel; the outcomes are in the records' order.
     /// A filtering task (`dedupe`) gives each record's class: a [`crate::Deduper`] then decides
     /// which are kept.

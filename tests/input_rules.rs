@@ -91,9 +91,14 @@ fn same_with_pauses(args: &[&str], input: &[u8], cuts: &[usize]) -> (Vec<u8>, St
 fn one_damaged_first_line_does_not_turn_a_line_file_into_csv() {
     let p = puzzles(70);
     let rest: String = p.iter().map(|q| format!("{q},1.5\n")).collect();
+    // A trailing field that names a puzzle column does not make it a header either, with any
+    // separator.
     for first in [
         format!("x{},2.5", &p[0][1..]),
         format!("{},2.5", &p[0][..60]),
+        format!("{},sudoku", &p[0][..80]),
+        format!("{};quiz", &p[0][..80]),
+        format!("{}\tpuzzle", &p[0][..80]),
     ] {
         let input = format!("{first}\n{rest}");
         let out = bin()
@@ -589,15 +594,49 @@ fn tab_and_semicolon_separated_tables_are_csv_in_their_own_separator() {
         assert!(rows[2][4].starts_with("invalid"), "{sep:?}: {stdout}");
         assert_eq!(rows[3][4], "solved");
         assert!(stderr.contains("<stdin>:5: invalid"), "{sep:?}: {stderr}");
-        // The same bytes at every thread count, and in shards.
+        // The same bytes at every thread count, and in shards, on a table of many blocks whose
+        // quoted fields hold the separator and line ends (a cut there would split a row).
+        let many: String = std::iter::once(format!("id{sep}puzzle{sep}note\n"))
+            .chain((0..6000).map(|i| {
+                let p = &p[i % 3];
+                format!("{i}{sep}{p}{sep}\"x{sep}\n{sep}{i}\"\n")
+            }))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("many.txt");
+        std::fs::write(&file, &many).unwrap();
+        let whole = bin().arg("solve").arg("-q").arg(&file).output().unwrap();
+        assert_eq!(
+            whole.status.code(),
+            Some(0),
+            "{sep:?}: {}",
+            text(&whole.stderr)
+        );
+        assert_eq!(
+            text(&whole.stdout)
+                .matches(&format!("{sep}solved\n"))
+                .count(),
+            6000
+        );
         for j in ["1", "3"] {
             let again = bin()
-                .args(["solve", "-j", j, "-"])
-                .write_stdin(input.clone())
+                .args(["solve", "-q", "-j", j, "-"])
+                .write_stdin(many.clone())
                 .output()
                 .unwrap();
-            assert_eq!(text(&again.stdout), stdout, "{sep:?} -j {j}");
+            assert_eq!(again.stdout, whole.stdout, "{sep:?} -j {j}");
         }
+        let shards: Vec<u8> = (1..=3)
+            .flat_map(|k| {
+                let shard = bin()
+                    .args(["solve", "-q", "--shard", &format!("{k}/3")])
+                    .arg(&file)
+                    .output()
+                    .unwrap();
+                shard.stdout
+            })
+            .collect();
+        assert_eq!(shards, whole.stdout, "{sep:?}: shards");
         // dedupe writes the kept rows as they came, under the header.
         let twice = format!("id{sep}puzzle\n1{sep}{}\n2{sep}{}\n", p[0], p[0]);
         let out = bin()
@@ -700,6 +739,27 @@ fn a_vertical_tab_is_whitespace_and_control_characters_in_names_are_escaped() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).lines().count(), 2);
+    // A vertical-tab line before a grid is blank, from a file and from a pipe alike.
+    let grid: String = (0..9)
+        .map(|r| format!("{}\n", &p[0][9 * r..9 * r + 9]))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("grid.txt");
+    std::fs::write(&file, format!("\x0b\n{grid}")).unwrap();
+    let from_file = bin().args(["solve", "-q"]).arg(&file).output().unwrap();
+    let from_pipe = bin()
+        .args(["solve", "-q", "-"])
+        .write_stdin(format!("\x0b\n{grid}"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        from_file.status.code(),
+        Some(0),
+        "{}",
+        text(&from_file.stderr)
+    );
+    assert_eq!(from_file.stdout, from_pipe.stdout);
+    assert_eq!(text(&from_file.stdout).lines().count(), 9);
     let out = bin()
         .args(["solve", "no\nsuch\x1bfile\u{202e}"])
         .output()

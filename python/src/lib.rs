@@ -44,14 +44,19 @@ use sudoku_batch::{
 /// second on one thread, and the round trips cost nothing.
 const SEGMENT: usize = 4096;
 
+/// The fewest records of an Arrow column a worker answers at a time (parsing included), for the
+/// tasks that take microseconds a record.
+const ARROW_JOB: usize = 64;
+
 /// How long a segment of the slower tasks is meant to take (see [`Segments`]).
 const SEGMENT_SECONDS: f64 = 0.25;
 
 /// The ranges of records a task answers between two looks at Ctrl-C. A record costs from a
 /// microsecond (`solve`) to a second (`grade` with `nested`), so a fixed count would make Ctrl-C
-/// wait for minutes on slow records: the first segment is two records per worker, and each next
-/// one is sized from the time the last took to last about [`SEGMENT_SECONDS`] (growing at most
-/// fourfold a step, never past [`SEGMENT`], never under two records per worker).
+/// wait for minutes on slow records: the first segment is one job per worker (the fewest
+/// records that keep every worker busy), and each next one is sized from the time the last
+/// took to last about [`SEGMENT_SECONDS`] (growing at most fourfold a step, never past
+/// [`SEGMENT`], never under one job per worker).
 struct Segments {
     next: usize,
     end: usize,
@@ -61,8 +66,9 @@ struct Segments {
 }
 
 impl Segments {
-    fn new(records: usize, workers: usize) -> Segments {
-        let min = (2 * workers.max(1)).min(SEGMENT);
+    /// Segments of `records`, each at least `min` records long (one job per worker).
+    fn new(records: usize, min: usize) -> Segments {
+        let min = min.clamp(1, SEGMENT);
         Segments {
             next: 0,
             end: records,
@@ -440,7 +446,8 @@ fn run_list<'py>(
     let mut solution_reader = TextReader::new(py);
     let mut texts: Vec<Result<Vec<u8>, Invalid>> = Vec::new();
     let mut puzzles_read = Vec::with_capacity(SEGMENT.min(n));
-    for range in Segments::new(n, engine.threads()) {
+    let min = engine.threads() * engine.min_job(options.task);
+    for range in Segments::new(n, min) {
         py.check_signals()?;
         let (start, end) = (range.start, range.end);
         puzzles_read.clear();
@@ -618,7 +625,8 @@ fn each_segment<'py>(
     let encoding = py.detach(|| cell_encoding(cells))?;
     let engine = options.engine()?;
     let mut records = Vec::with_capacity(SEGMENT.min(rows));
-    for range in Segments::new(rows, engine.threads()) {
+    let min = engine.threads() * engine.min_job(options.task);
+    for range in Segments::new(rows, min) {
         py.check_signals()?;
         let (start, end) = (range.start, range.end);
         records.clear();
@@ -1085,7 +1093,7 @@ fn run_arrow(
                 kind => Answers::new(kind, rows),
             })
             .collect();
-        for range in Segments::new(rows, engine.threads()) {
+        for range in Segments::new(rows, engine.threads() * task.job_len(ARROW_JOB).0) {
             py.check_signals()?;
             let (start, end) = (range.start, range.end);
             py.detach(|| {
@@ -1096,7 +1104,7 @@ fn run_arrow(
                 // Each puzzle is parsed on the worker that answers it: on puzzles solved in a
                 // microsecond or two, parsing them first on this thread left the pool idle.
                 let (texts, solution_texts) = (&texts, &solution_texts);
-                let (min, max) = task.job_len(64);
+                let (min, max) = task.job_len(ARROW_JOB);
                 let outcomes: Vec<Outcome> = engine.install(|| {
                     (start..end)
                         .into_par_iter()
@@ -1339,6 +1347,13 @@ fn answer_lines<'py>(
     Ok(PyBytes::new(py, &out))
 }
 
+/// The field separator of a CSV input whose header row starts `header` (`","`, `"\t"` or
+/// `";"`), as the engine reads it: for Spark's CSV reader and writer.
+#[pyfunction]
+fn csv_separator(header: &[u8]) -> String {
+    char::from(sudoku_batch::csv_separator(header)).to_string()
+}
+
 /// The format the engine detects from the start of an input: `"line"`, `"grid"` or `"csv"`.
 #[pyfunction]
 #[pyo3(signature = (prefix, column=None))]
@@ -1386,6 +1401,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Options>()?;
     m.add_function(wrap_pyfunction!(answer_lines, m)?)?;
     m.add_function(wrap_pyfunction!(detect_format, m)?)?;
+    m.add_function(wrap_pyfunction!(csv_separator, m)?)?;
     m.add_function(wrap_pyfunction!(result_columns, m)?)?;
     m.add_function(wrap_pyfunction!(puzzle_column_by_values, m)?)?;
     m.add("PUZZLE_NAMES", sudoku_batch::PUZZLE_NAMES.to_vec())?;

@@ -86,13 +86,15 @@ def test_the_spark_job_on_line_input_equals_the_cli(cli, tmp_path, task):
     assert joined == cli_out.stdout
 
 
-def test_the_spark_job_on_csv_keeps_every_column(tmp_path):
+@pytest.mark.parametrize("sep", [",", "\t", ";"])
+def test_the_spark_job_on_csv_keeps_every_column(tmp_path, sep):
     import csv
 
     puzzles = puzzles_of("generated_unique25_2000.txt")[:500]
     src = tmp_path / "set.csv"
     with open(src, "w", newline="") as f:
-        w = csv.writer(f)
+        # A tab- or semicolon-separated table is read and written in its separator, as by the CLI.
+        w = csv.writer(f, delimiter=sep)
         w.writerow(["source", "question", "answer", "rating"])
         for i, p in enumerate(puzzles):
             # A row that starts with `#` is a record, as in the CLI (no comments after the header).
@@ -107,8 +109,9 @@ def test_the_spark_job_on_csv_keeps_every_column(tmp_path):
     assert job.returncode == 0, job.stderr[-3000:]
     header = (out / "_header.csv").read_text()
     # As the CLI does: the answer column is filled in place.
-    assert header == "source,question,answer,rating,status\n"
-    rows = list(csv.reader("".join((out / p).read_text() for p in part_files(out)).splitlines()))
+    assert header == sep.join(["source", "question", "answer", "rating", "status"]) + "\n"
+    text = "".join((out / p).read_text() for p in part_files(out))
+    rows = list(csv.reader(text.splitlines(), delimiter=sep))
     assert len(rows) == len(puzzles)
     for i, (row, p) in enumerate(zip(rows, puzzles)):
         assert row[0] == (f"#gen{i}" if i == 4 else f"gen{i}") and row[3] == str(i % 7)

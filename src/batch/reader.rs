@@ -271,7 +271,9 @@ impl<'a> Reader<'a> {
                         let keep = usize::from(carry.last() == Some(&b'\r'));
                         carry.drain(..carry.len() - keep);
                     } else {
-                        match carry.iter().position(|b| !matches!(b, b' ' | b'\t' | 0x0c)) {
+                        // Whitespace as `text::is_skipped` sees it, less the line ends.
+                        let blank = |b: u8| text::is_space(b) && b != b'\n' && b != b'\r';
+                        match carry.iter().position(|&b| !blank(b)) {
                             Some(i) if carry[i] == b'#' => {
                                 comment = true;
                                 continue;

@@ -54,15 +54,42 @@ pub struct RowScan<'a> {
     cursor: Cursor,
 }
 
-/// The field separator of a table whose header row starts `buf`: a comma if the header row's
-/// first line holds one (or holds none of the three), else a tab if it holds one, else a
-/// semicolon. Tab- and semicolon-separated files (TSV, a spreadsheet's CSV in locales with a
-/// decimal comma) name their columns without commas.
+/// The field separator of a table whose header row starts `buf`: a comma if the header row
+/// holds one outside quoted fields (or holds none of the three), else a tab if it holds one,
+/// else a semicolon. Tab- and semicolon-separated files (TSV, a spreadsheet's CSV in locales
+/// with a decimal comma) name their columns without commas. A quote opens a field where a
+/// field may start after any of the three; the row ends at a line end outside quotes.
 pub fn delimiter_of(buf: &[u8]) -> u8 {
-    let line = &buf[..text::line_end(buf, 0)];
-    [b',', b'\t', b';']
+    const SEPARATORS: [u8; 3] = [b',', b'\t', b';'];
+    let mut seen = [false; 3];
+    let (mut quoted, mut field_start) = (false, true);
+    let mut i = 0;
+    while i < buf.len() {
+        let b = buf[i];
+        i += 1;
+        if quoted {
+            match (b, buf.get(i)) {
+                (b'"', Some(b'"')) => i += 1, // a doubled quote: still inside
+                (b'"', _) => quoted = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'\n' | b'\r' => break,
+            b'"' if field_start => quoted = true,
+            _ => {}
+        }
+        let separator = SEPARATORS.iter().position(|&s| s == b);
+        if let Some(k) = separator {
+            seen[k] = true;
+        }
+        field_start = separator.is_some();
+    }
+    SEPARATORS
         .into_iter()
-        .find(|&d| memchr::memchr(d, line).is_some())
+        .zip(seen)
+        .find_map(|(s, seen)| seen.then_some(s))
         .unwrap_or(b',')
 }
 
@@ -913,6 +940,12 @@ mod tests {
         assert_eq!(delimiter_of(b"id;puzzle\r\n1,2\t3"), b';');
         assert_eq!(delimiter_of(b"puzzle\n1;2"), b',');
         assert_eq!(delimiter_of(b""), b',');
+        // Separators inside quoted names do not count, and a quoted name may hold a line end.
+        assert_eq!(delimiter_of(b"id\t\"Rating, 1-5\"\tpuzzle\n"), b'\t');
+        assert_eq!(delimiter_of(b"\"i\nd\"\tpuzzle\n1,2"), b'\t');
+        assert_eq!(delimiter_of(b"\"a\"\",b\";puzzle\n"), b';');
+        // A quote inside a field is a plain character, as csv-core reads it.
+        assert_eq!(delimiter_of(b"don\"t;puzzle,x\n"), b',');
     }
 
     #[test]

@@ -114,8 +114,8 @@ pub enum FormatError {
     #[error("not a file of puzzles: {0}")]
     NoPuzzles(String),
     /// Every line holds its puzzle after other fields, and no header row names the columns.
-    #[error("the lines hold their puzzles in field {0} of comma, semicolon or tab separated rows, and no header row names the columns: add a header row naming the puzzle column (for example `id,puzzle`) to read it as CSV")]
-    Headerless(usize),
+    #[error("the lines hold their puzzles in field {field} of {} separated rows, and no header row names the columns: add a header row naming the puzzle column (for example `id{}puzzle`) to read it as CSV", separator_name(*.separator), separator_text(*.separator))]
+    Headerless { field: usize, separator: u8 },
     /// `grade --explain` ([`crate::Task::Explain`]) on an input it cannot answer as text.
     #[error("grade --explain writes each puzzle's steps as text, from puzzle lines or grids, not from {0} input")]
     Explain(&'static str),
@@ -128,6 +128,24 @@ pub enum FormatError {
         flag: &'static str,
         format: &'static str,
     },
+}
+
+/// A field separator's name in messages.
+fn separator_name(separator: u8) -> &'static str {
+    match separator {
+        b'\t' => "tab",
+        b';' => "semicolon",
+        _ => "comma",
+    }
+}
+
+/// A field separator as text in an example (`<TAB>` for the tab).
+fn separator_text(separator: u8) -> &'static str {
+    match separator {
+        b'\t' => "<TAB>",
+        b';' => ";",
+        _ => ",",
+    }
 }
 
 /// What a binary input is, as far as its first bytes tell.
@@ -257,8 +275,8 @@ pub(crate) fn open(
     let (choice, note) = match choice {
         FormatChoice::Auto => {
             let detected = detect(prefix, column);
-            if let Some(field) = detected.headerless {
-                return Err(FormatError::Headerless(field));
+            if let Some((field, separator)) = detected.headerless {
+                return Err(FormatError::Headerless { field, separator });
             }
             if detected.unreadable {
                 return Err(FormatError::NoPuzzles(detected.note.unwrap_or_default()));
@@ -378,9 +396,10 @@ pub struct Detected {
     /// is refused rather than answered with a line of `invalid` per line (`note` says why).
     pub unreadable: bool,
     /// The sample's lines hold their puzzles in this field (counting from 1, never the first)
-    /// of comma, semicolon or tab separated rows, with no header row: a table that lost its
-    /// header, refused with a hint rather than answered with a line of `invalid` per line.
-    pub headerless: Option<usize>,
+    /// of rows separated by this byte (comma, semicolon or tab), with no header row: a table
+    /// that lost its header, refused with a hint rather than answered with a line of `invalid`
+    /// per line.
+    pub headerless: Option<(usize, u8)>,
 }
 
 /// The first record of `body` (which starts at a record: no byte-order mark, no blank or `#`
@@ -436,12 +455,15 @@ pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Opt
     }
     if choice == FormatChoice::Line {
         // Every line stands alone: the first whole record line settles a line input (`check`
-        // looks at it), whatever it holds. (A blank or `#` line here is the last one read: the
-        // record line is still to come.)
+        // looks at it), whatever it holds, if it is text. (A blank or `#` line here is the last
+        // one read: the record line is still to come. A line that is not UTF-8, or holds a NUL,
+        // may start a binary file: the full sample judges it, see `binary`.)
         let body = &prefix[start..];
         let i = memchr::memchr2(b'\n', b'\r', body)?;
+        let line = &body[..i];
+        let text = std::str::from_utf8(line).is_ok() && !line.contains(&0);
         let whole = body[i] == b'\n' || i + 1 < body.len();
-        return (whole && !is_skipped(&body[..i])).then(|| start + line_end(body, i));
+        return (whole && text && !is_skipped(line)).then(|| start + line_end(body, i));
     }
     let (found, end) = first_record(&prefix[start..])?;
     (choice == FormatChoice::Auto || choice == found).then_some(start + end)
@@ -460,6 +482,9 @@ pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Opt
 /// - Otherwise grid or line, whichever explains more of the sampled record lines (a grid row is
 ///   nine cells; a line record starts with 81 cells); ties go to line. A stray line of the other
 ///   kind stays a malformed record of the chosen format, in place.
+/// - Rows whose puzzle is in the same field, not the first, of comma, semicolon or tab separated
+///   fields (the first record line and nine in ten of the rest) are a table without its header:
+///   `unreadable`, with `headerless` set, whatever the sample's size.
 /// - A full sample none of whose lines is a puzzle in any format is `unreadable`.
 ///
 /// A byte-order mark, and blank and `#` lines before the first record, are skipped. The note
@@ -514,9 +539,9 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
     }
     let total = records.len();
     if line_records + grid_rows == 0 {
-        if let Some(field) = headerless_field(&records) {
+        if let Some(found) = headerless_field(&records) {
             return Detected {
-                headerless: Some(field),
+                headerless: Some(found),
                 unreadable: true,
                 ..chosen(FormatChoice::Line)
             };
@@ -562,23 +587,28 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
     }
 }
 
-/// The field (counting from 1) that holds the puzzle in at least nine in ten of `records`,
-/// split at commas, semicolons and tabs, when it is the same field in each and not the first:
-/// the rows of a table whose header row is missing (`id,puzzle`), which the line format cannot
-/// read (a line record starts with its puzzle) and CSV cannot either (its header names the
-/// puzzle column).
-fn headerless_field(records: &[&[u8]]) -> Option<usize> {
+/// The field (counting from 1) that holds the puzzle in the first of `records` and in at least
+/// nine in ten of them, split at one separator (comma, semicolon or tab), when it is the same
+/// field in each and not the first; with that separator: the rows of a table whose header row
+/// is missing (`id,puzzle`), which the line format cannot read (a line record starts with its
+/// puzzle) and CSV cannot either (its header names the puzzle column).
+fn headerless_field(records: &[&[u8]]) -> Option<(usize, u8)> {
+    [b',', b';', b'\t']
+        .into_iter()
+        .find_map(|separator| headerless_field_by(records, separator).map(|f| (f, separator)))
+}
+
+/// [`headerless_field`] for one separator.
+fn headerless_field_by(records: &[&[u8]], separator: u8) -> Option<usize> {
     let puzzle_field = |record: &[u8]| {
-        record
-            .split(|&b| matches!(b, b',' | b';' | b'\t'))
-            .position(|field| {
-                let field = field.trim_ascii();
-                let field = field
-                    .strip_prefix(b"\"")
-                    .and_then(|f| f.strip_suffix(b"\""))
-                    .unwrap_or(field);
-                crate::grid::Grid::parse(field).is_ok()
-            })
+        record.split(|&b| b == separator).position(|field| {
+            let field = field.trim_ascii();
+            let field = field
+                .strip_prefix(b"\"")
+                .and_then(|f| f.strip_suffix(b"\""))
+                .unwrap_or(field);
+            crate::grid::Grid::parse(field).is_ok()
+        })
     };
     let field = puzzle_field(records.first()?).filter(|&i| i > 0)?;
     let same = records
@@ -643,8 +673,10 @@ fn csv_header(sample: &[u8], column: Option<&str>) -> Option<Option<String>> {
         }
     }
     if named {
-        // A named title line before line records is not a header.
-        return (line_like <= same).then_some(None);
+        // A named title line before line records is not a header, nor is a damaged record that
+        // ends in a column's name (`<80 cells>,sudoku`).
+        let damaged = header.iter().any(looks_like_data);
+        return (line_like <= same && !damaged).then_some(None);
     }
     // Unnamed, one field is no evidence of CSV (a title line), and a field that is data makes
     // the row a damaged record, not a header.

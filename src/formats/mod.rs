@@ -22,7 +22,7 @@ pub(crate) mod grid;
 pub(crate) mod line;
 pub(crate) mod text;
 
-pub use csv::{PUZZLE_NAMES, SOLUTION_NAMES};
+pub use csv::{delimiter_of as csv_separator, PUZZLE_NAMES, SOLUTION_NAMES};
 pub use detect::{binary, decided, detect, Binary, Detected, FormatChoice, FormatError, PEEK};
 pub(crate) use detect::{open, Opened};
 

@@ -106,7 +106,9 @@ def _arrow_kind(records: Any, what: str) -> Optional[str]:
     if module.startswith("datasets") and _dataset_column(records) is not None:
         return "datasets"
     if module.startswith("polars"):
-        if not hasattr(records, "__arrow_c_stream__"):
+        import polars as pl
+
+        if isinstance(records, pl.Expr):
             raise TypeError(
                 f"{what}: expected a column of puzzle strings, got a polars {type(records).__name__} "
                 f"(an expression is not a column: pass the Series, df['question'], or use "

@@ -357,10 +357,12 @@ def run(args: argparse.Namespace) -> None:
             )
             answered.write.mode("errorifexists").text(args.output)
             return
+        # A header row without a comma but with a tab or semicolon sets the separator, as in the CLI.
+        sep = _native.csv_separator(first) if fmt == "csv" else ","
         if fmt == "parquet":
             df = spark.read.parquet(args.input)
         else:
-            reader = spark.read.option("header", True).option("multiLine", args.multiline)
+            reader = spark.read.option("header", True).option("multiLine", args.multiline).option("sep", sep)
             df = reader.csv(args.input)
         column = args.column or next(
             (c for name in _native.PUZZLE_NAMES for c in df.columns if c.strip().lower() == name),
@@ -390,11 +392,11 @@ def run(args: argparse.Namespace) -> None:
         if output_format == "parquet":
             answered.write.mode("errorifexists").parquet(args.output)
             return
-        answered.write.mode("errorifexists").option("header", False).csv(args.output)
+        answered.write.mode("errorifexists").option("header", False).option("sep", sep).csv(args.output)
         import csv
 
         with open(os.path.join(args.output, "_header.csv"), "w", newline="") if "://" not in args.output else open(os.devnull, "w") as f:
-            csv.writer(f, lineterminator="\n").writerow(answered.columns)
+            csv.writer(f, delimiter=sep, lineterminator="\n").writerow(answered.columns)
     finally:
         spark.stop()
 
