@@ -371,10 +371,7 @@ pub fn path_label(path: &std::path::Path) -> String {
             || ('\u{2066}'..='\u{2069}').contains(&c)
     };
     let shown = path.display().to_string();
-    if !shown.chars().any(hidden) {
-        return shown;
-    }
-    let mut label = String::with_capacity(shown.len() + 8);
+    let mut label = String::with_capacity(shown.len());
     for c in shown.chars() {
         match hidden(c) {
             true => label.extend(c.escape_default()),

@@ -114,7 +114,7 @@ pub enum FormatError {
     #[error("not a file of puzzles: {0}")]
     NoPuzzles(String),
     /// Every line holds its puzzle after other fields, and no header row names the columns.
-    #[error("the lines hold their puzzles in field {field} of {} separated rows, and no header row names the columns: add a header row naming the puzzle column (for example `id{}puzzle`) to read it as CSV", separator_name(*.separator), separator_text(*.separator))]
+    #[error("the lines hold their puzzles in field {field} of {} separated rows, and no header row names the columns: add a header row naming the puzzle column (for example `id{}puzzle`) to read it as CSV", shown_separator(*.separator).0, shown_separator(*.separator).1)]
     Headerless { field: usize, separator: u8 },
     /// `grade --explain` ([`crate::Task::Explain`]) on an input it cannot answer as text.
     #[error("grade --explain writes each puzzle's steps as text, from puzzle lines or grids, not from {0} input")]
@@ -130,21 +130,12 @@ pub enum FormatError {
     },
 }
 
-/// A field separator's name in messages.
-fn separator_name(separator: u8) -> &'static str {
+/// A field separator's name in messages, and how an example shows it (`<TAB>` for the tab).
+fn shown_separator(separator: u8) -> (&'static str, &'static str) {
     match separator {
-        b'\t' => "tab",
-        b';' => "semicolon",
-        _ => "comma",
-    }
-}
-
-/// A field separator as text in an example (`<TAB>` for the tab).
-fn separator_text(separator: u8) -> &'static str {
-    match separator {
-        b'\t' => "<TAB>",
-        b';' => ";",
-        _ => ",",
+        b'\t' => ("tab", "<TAB>"),
+        b';' => ("semicolon", ";"),
+        _ => ("comma", ","),
     }
 }
 
