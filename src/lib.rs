@@ -70,8 +70,8 @@ pub use dataset::symmetry::Transform;
 pub use engine::{Engine, EngineError};
 pub use formats::line::puzzles as line_puzzles;
 pub use formats::{
-    binary, csv_separator, decided, detect, Binary, Detected, FormatChoice, FormatError, PEEK,
-    PUZZLE_NAMES, SOLUTION_NAMES,
+    binary, csv_separator, decided, detect, line_header, Binary, Detected, FormatChoice,
+    FormatError, PEEK, PUZZLE_NAMES, SOLUTION_NAMES,
 };
 pub use grid::{Clash, Grid, ParseError, Unit, CELLS};
 pub use observe::{Message, Observer, Progress, Silent, Work};

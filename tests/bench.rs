@@ -134,7 +134,8 @@ fn comments_crlf_and_bad_lines_are_handled() {
 
 #[test]
 fn format_names_how_the_files_are_read() {
-    // A CSV with a header: detected, the header is no record; read as lines, it is one skipped.
+    // A CSV with a header: detected, the header is no record; read as lines, it is the line
+    // format's header row, no record either; a title line is one skipped.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("set.csv");
     let puzzles = common::puzzle_texts(&common::shipped("generated_unique25_2000.txt"));
@@ -146,6 +147,11 @@ fn format_names_how_the_files_are_read() {
     assert_eq!(f["skipped"].as_array().unwrap().len(), 0);
     let as_lines = bench(&[path.to_str().unwrap(), "--threads", "1", "--format", "line"]);
     let f = &as_lines["files"][0];
+    assert_eq!(f["puzzles"], 20);
+    assert_eq!(f["skipped"].as_array().unwrap().len(), 0);
+    std::fs::write(&path, format!("quizzes of 2026\n{rows}")).unwrap();
+    let titled = bench(&[path.to_str().unwrap(), "--threads", "1", "--format", "line"]);
+    let f = &titled["files"][0];
     assert_eq!(f["puzzles"], 20);
     assert_eq!(f["skipped"][0]["line"], 1);
 }

@@ -772,3 +772,121 @@ fn a_vertical_tab_is_whitespace_and_control_characters_in_names_are_escaped() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_space_separated_header_row_is_not_a_record() {
+    let p = puzzles(3);
+    let solved = |puzzle: &str| {
+        let out = bin()
+            .args(["solve", "-q", "-"])
+            .write_stdin(puzzle)
+            .output();
+        text(&out.unwrap().stdout).trim_end().to_string()
+    };
+    let rows: String = p.iter().map(|q| format!("{q} {}\n", solved(q))).collect();
+    let dir = tempfile::tempdir().unwrap();
+    for header in ["puzzle solution", "Quizzes  Solutions se_rating", "sudoku"] {
+        let input = format!("# made by hand\n\n{header}\r\n{rows}");
+        let file = dir.path().join("table.txt");
+        std::fs::write(&file, &input).unwrap();
+        for args in [
+            &["solve", "-q"][..],
+            &["check", "-q"],
+            &["solve", "-q", "--format", "line"],
+        ] {
+            let from_file = bin().args(args).arg(&file).output().unwrap();
+            let from_pipe = same_with_pauses(
+                &[args, &["-"][..]].concat(),
+                input.as_bytes(),
+                &[header.len() + 16, input.len() - 10],
+            );
+            assert_eq!(
+                from_file.status.code(),
+                Some(0),
+                "{}",
+                text(&from_file.stderr)
+            );
+            assert_eq!(from_file.stdout, from_pipe.0);
+            let lines: Vec<String> = text(&from_file.stdout).lines().map(String::from).collect();
+            assert_eq!(lines.len(), 3, "{header}: {lines:?}");
+            if args[0] == "solve" {
+                assert_eq!(lines[0], solved(&p[0]));
+            }
+        }
+        // Messages name the lines of the whole file; dedupe copies the header.
+        let damaged = format!("{header}\n{}\nx{}\n{}", p[0], p[1], p[0]);
+        std::fs::write(&file, &damaged).unwrap();
+        let out = bin()
+            .args(["dedupe", "--exact"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            text(&out.stderr).contains("table.txt:3: invalid"),
+            "{}",
+            text(&out.stderr)
+        );
+        assert_eq!(
+            text(&out.stdout),
+            format!("{header}\n{}\nx{}\n", p[0], p[1])
+        );
+    }
+    // Not a header: a name that is not the puzzle column's first, a line after the first
+    // record, a field that is not a name.
+    for input in [
+        format!("id puzzle\n{}\n", p[0]),
+        format!("{}\npuzzle solution\n", p[0]),
+        format!("puzzle 2.5\n{}\n", p[0]),
+    ] {
+        let out = bin()
+            .args(["solve", "-q", "-"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("invalid"));
+    }
+}
+
+#[test]
+fn a_byte_order_mark_can_start_any_line() {
+    // Files joined with `cat`, each saved with a mark: a puzzle, a comment and a blank line.
+    let p = puzzles(2);
+    let input = format!(
+        "{}\n\u{feff}{}\n\u{feff}# two\n\u{feff}\n\u{feff} {}\n",
+        p[0], p[1], p[0]
+    );
+    let (out, stderr, code) = same_with_pauses(&["solve", "-"], input.as_bytes(), &[90]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(text(&out).lines().count(), 3);
+    assert!(stderr.contains("records 3, solved 3"), "{stderr}");
+}
+
+#[test]
+fn a_byte_order_mark_on_a_csv_row_is_its_data_and_dedupe_copies_rows_whole() {
+    let p = puzzles(1);
+    let input = format!("puzzle,x\n\u{feff}\nbad,1\n{},2\n", p[0]);
+    let out = bin()
+        .args(["dedupe", "-"])
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    assert_eq!(text(&out.stdout), input);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("<stdin>:2: invalid: expected 81 cells, found 3"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("<stdin>:3: invalid"), "{stderr}");
+    // Marks on the blank lines before the first record: a file and a pipe agree.
+    let input = format!("\n\u{feff}\n\u{feff}puzzle\n{}\n", p[0]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("marked.txt");
+    std::fs::write(&file, &input).unwrap();
+    let from_file = bin().arg("dedupe").arg(&file).output().unwrap();
+    let (from_pipe, _, code) = same_with_pauses(&["dedupe", "-"], input.as_bytes(), &[2, 5]);
+    assert_eq!(code, 0);
+    assert_eq!(text(&from_file.stdout), text(&from_pipe));
+    assert_eq!(text(&from_pipe), format!("puzzle\n{}\n", p[0]));
+}

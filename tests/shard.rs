@@ -287,3 +287,43 @@ fn csv_lines_are_numbered_as_csv_core_reads_rows() {
         .collect();
     assert_eq!(lines, ["2", "3", "4", "7"]);
 }
+
+#[test]
+fn byte_order_marks_inside_csv_and_line_files_read_the_same_in_every_shard() {
+    // A mark at the start of a CSV row is that row's data wherever the row falls (a block's or
+    // a shard's first row too); a line file skips it at the start of any line.
+    let p = sample();
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("marked.csv");
+    let rows: String = (0..6000)
+        .map(|i| {
+            let mark = if i % 3 == 0 { "\u{feff}" } else { "" };
+            format!("{mark}{},{i}\n", p[i % p.len()])
+        })
+        .collect();
+    std::fs::write(&csv, format!("puzzle,id\n\u{feff}\n{rows}")).unwrap();
+    assert_shards_add_up(&["solve", "-j", "3"], &csv);
+    let (one, messages) = run(&["solve", "-j", "1"], &csv);
+    let (three, _) = run(&["solve", "-j", "3"], &csv);
+    assert_eq!(one, three);
+    // The mark alone on line 2 is a record, and so is every marked row: 2,001 invalid.
+    assert_eq!(messages.len(), 2001, "{:?}", &messages[..3]);
+    assert!(messages[0].ends_with("marked.csv:2: invalid: expected 81 cells, found 3"));
+    assert!(
+        messages[1].contains("marked.csv:3: invalid"),
+        "{}",
+        messages[1]
+    );
+    let lines = dir.path().join("marked.txt");
+    let rows: String = (0..6000)
+        .map(|i| {
+            let mark = if i % 3 == 0 { "\u{feff}" } else { "" };
+            format!("{mark}{} {i}\n{mark}\n", p[i % p.len()])
+        })
+        .collect();
+    std::fs::write(&lines, format!("sudoku\n{rows}")).unwrap();
+    assert_shards_add_up(&["solve", "-j", "3"], &lines);
+    let (out, messages) = run(&["solve"], &lines);
+    assert!(messages.is_empty(), "{messages:?}");
+    assert_eq!(String::from_utf8(out).unwrap().lines().count(), 6000);
+}

@@ -1354,6 +1354,14 @@ fn csv_separator(header: &[u8]) -> String {
     char::from(sudoku_batch::csv_separator(header)).to_string()
 }
 
+/// The line (counting from 0) of the header row a line-format input starting `prefix` has, if
+/// it has one (`puzzle solution`: column names, the first a puzzle column's); `complete` when
+/// `prefix` is the whole input. The engine skips that line; Spark's route drops it.
+#[pyfunction]
+fn line_header(prefix: &[u8], complete: bool) -> Option<u64> {
+    sudoku_batch::line_header(prefix, complete)
+}
+
 /// The format the engine detects from the start of an input: `"line"`, `"grid"` or `"csv"`.
 #[pyfunction]
 #[pyo3(signature = (prefix, column=None))]
@@ -1402,6 +1410,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(answer_lines, m)?)?;
     m.add_function(wrap_pyfunction!(detect_format, m)?)?;
     m.add_function(wrap_pyfunction!(csv_separator, m)?)?;
+    m.add_function(wrap_pyfunction!(line_header, m)?)?;
     m.add_function(wrap_pyfunction!(result_columns, m)?)?;
     m.add_function(wrap_pyfunction!(puzzle_column_by_values, m)?)?;
     m.add("PUZZLE_NAMES", sudoku_batch::PUZZLE_NAMES.to_vec())?;

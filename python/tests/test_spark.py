@@ -86,6 +86,26 @@ def test_the_spark_job_on_line_input_equals_the_cli(cli, tmp_path, task):
     assert joined == cli_out.stdout
 
 
+def test_the_spark_job_skips_a_line_files_header_row_as_the_cli_does(cli, tmp_path):
+    lines = mixed_lines().split("\n")
+    # After the comment and blank lines; the same line later is a record (invalid) in both.
+    text = "\n".join(lines[:2] + ["puzzle rating"] + lines[2:1500] + ["puzzle rating"] + lines[1500:])
+    src = tmp_path / "puzzles.txt"
+    src.write_text(text)
+    out = tmp_path / "out"
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(out), "--master", MASTER, "--partitions", "4"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode == 0, job.stderr[-3000:]
+    joined = "".join((out / p).read_text() for p in part_files(out))
+    cli_out = subprocess.run([cli, "solve", "-q", str(src)], capture_output=True, text=True)
+    assert joined == cli_out.stdout
+    assert joined.count("invalid: expected 81 cells, found 6") == 1
+
+
 @pytest.mark.parametrize("sep", [",", "\t", ";"])
 def test_the_spark_job_on_csv_keeps_every_column(tmp_path, sep):
     import csv

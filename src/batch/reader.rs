@@ -271,9 +271,7 @@ impl<'a> Reader<'a> {
                         let keep = usize::from(carry.last() == Some(&b'\r'));
                         carry.drain(..carry.len() - keep);
                     } else {
-                        // Whitespace as `text::is_skipped` sees it, less the line ends.
-                        let blank = |b: u8| text::is_space(b) && b != b'\n' && b != b'\r';
-                        match carry.iter().position(|&b| !blank(b)) {
+                        match first_not_blank(carry, *eof) {
                             Some(i) if carry[i] == b'#' => {
                                 comment = true;
                                 continue;
@@ -450,6 +448,26 @@ fn fill(inner: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<(boo
     let n = *result.as_ref().unwrap_or(&0);
     buf.truncate(len + n);
     result.map(|n| (n == 0, n < asked))
+}
+
+/// Where `carry` has its first byte that is neither whitespace (line ends aside) nor part of a
+/// byte-order mark, as [`text::is_skipped`] sees a line; `None` if none has come yet (the first
+/// bytes of a mark at the end wait for the rest, unless the input has ended).
+fn first_not_blank(carry: &[u8], eof: bool) -> Option<usize> {
+    let mut i = 0;
+    while i < carry.len() {
+        let rest = &carry[i..];
+        if text::is_space(rest[0]) && rest[0] != b'\n' && rest[0] != b'\r' {
+            i += 1;
+        } else if rest.starts_with(BOM) {
+            i += BOM.len();
+        } else if !eof && BOM.starts_with(rest) {
+            return None;
+        } else {
+            return Some(i);
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 //! the rows it keeps as they came.
 
 use super::detect::{header_start, OpenRequest, Opened, PEEK};
+use super::text::BOM;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -761,6 +762,8 @@ pub fn first_puzzle_column(rows: &[u8], width: usize, delimiter: u8) -> Option<u
 struct CoreReader {
     delimiter: u8,
     core: csv_core::Reader,
+    /// Nothing read since the last (re)start.
+    fresh: bool,
     bytes: Vec<u8>,
     ends: Vec<usize>,
 }
@@ -788,6 +791,7 @@ impl CoreReader {
         CoreReader {
             delimiter,
             core: Self::core(delimiter),
+            fresh: true,
             bytes: vec![0; 1024],
             ends: vec![0; 16],
         }
@@ -796,6 +800,7 @@ impl CoreReader {
     /// Starts reading from the start of a row again (a new segment), keeping the buffers.
     fn restart(&mut self) {
         self.core = Self::core(self.delimiter);
+        self.fresh = true;
     }
 
     /// csv-core with its default settings (no comment character) but the separator.
@@ -809,10 +814,18 @@ impl CoreReader {
     fn next(&mut self, input: &mut &[u8]) -> Option<(usize, usize)> {
         use csv_core::ReadRecordResult::*;
         let (mut out, mut end) = (0, 0);
+        // csv-core drops a byte-order mark that starts the first bytes it is given. A segment
+        // starts at a row, where a mark is the row's data, as everywhere after the header (the
+        // input's own mark is skipped before it): whether a row starts a block must not change
+        // how it reads. So a first read that starts with a mark is of one byte, too short to be
+        // one.
+        let mut first = std::mem::replace(&mut self.fresh, false) && input.starts_with(BOM);
         loop {
+            let piece = if first { &input[..1] } else { *input };
+            first = false;
             let (result, nin, nout, nend) =
                 self.core
-                    .read_record(input, &mut self.bytes[out..], &mut self.ends[end..]);
+                    .read_record(piece, &mut self.bytes[out..], &mut self.ends[end..]);
             *input = &input[nin..];
             out += nout;
             end += nend;

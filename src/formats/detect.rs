@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::text::{is_skipped, line_end, lines};
+use super::text::{is_skipped, line_end, lines, trim_start};
 use super::{csv, grid, line, TextFormat};
 use crate::task::Task;
 
@@ -242,7 +242,7 @@ impl std::fmt::Debug for Opened {
 }
 
 /// The UTF-8 byte-order mark, skipped at the start of any input.
-pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub use super::text::BOM;
 
 /// Opens an input whose first bytes are `prefix` (at most [`PEEK`] bytes; fewer only when that is
 /// the whole input) for `task` in the format `choice`. `column` names the CSV puzzle column and
@@ -655,12 +655,23 @@ fn csv_header(sample: &[u8], column: Option<&str>) -> Option<Option<String>> {
         if !matches!(reader.read_byte_record(&mut row), Ok(true)) {
             break;
         }
-        if row.len() == header.len() {
+        // A one-field row that is a puzzle and more fields, separated as in a line record (a
+        // space), is a line record too: the header's one field is a line format's header.
+        let line_record = |row: &::csv::ByteRecord| {
+            row.len() == 1
+                && row.get(0).is_some_and(|f| {
+                    !is_puzzle(f) && is_puzzle(super::line::split_field(trim_start(f)).0)
+                })
+        };
+        if row.len() == 1 && is_skipped(row.get(0).unwrap_or_default()) {
+            continue; // a blank line to the line format (a byte-order mark alone): no evidence
+        }
+        if row.len() == header.len() && !line_record(&row) {
             same += 1;
             found |= row.iter().any(is_puzzle);
         } else {
             other += 1;
-            line_like += usize::from(row.get(0).is_some_and(is_puzzle));
+            line_like += usize::from(row.get(0).is_some_and(is_puzzle) || line_record(&row));
         }
     }
     if named {
@@ -691,6 +702,27 @@ mod tests {
 
     const P: &str =
         "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+
+    #[test]
+    fn a_one_column_header_over_line_records_heads_the_line_format() {
+        let solution =
+            "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+        let rows = format!("{P} {solution}\n").repeat(3);
+        assert_eq!(
+            choice(format!("sudoku\n{rows}").as_bytes()),
+            FormatChoice::Line
+        );
+        assert_eq!(
+            choice(format!("sudoku\n{P}\n{P}\n").as_bytes()),
+            FormatChoice::Csv
+        );
+        // Lines of files joined with `cat`, each saved with a byte-order mark.
+        let marked = format!("{P} 1\n\u{feff}{P} 1\n\u{feff}\n").repeat(3);
+        assert_eq!(
+            choice(format!("sudoku\n{marked}").as_bytes()),
+            FormatChoice::Line
+        );
+    }
 
     #[test]
     fn detect_formats() {

@@ -135,7 +135,7 @@ pub fn split_field(text: &[u8]) -> (&[u8], &[u8]) {
 /// The puzzle of one line (its line end removed), by the rules above; `None` for a line that is
 /// not a record (blank or `#`).
 pub fn parse_line(line: &[u8]) -> Option<Result<Grid, ParseError>> {
-    (!is_skipped(line)).then(|| Grid::parse(split_field(text::trim_space_start(line)).0))
+    (!is_skipped(line)).then(|| Grid::parse(split_field(text::trim_start(line)).0))
 }
 
 /// The records of a line-format text with their 1-based line numbers: the one reader of puzzle
@@ -148,7 +148,7 @@ pub fn puzzles(text: &[u8]) -> impl Iterator<Item = (usize, Result<Grid, ParseEr
 
 /// The record of one line (not blank, not a comment, no line end).
 fn record(line: &[u8], needs_solution: bool) -> Record<'_> {
-    let (field, rest) = split_field(text::trim_space_start(line));
+    let (field, rest) = split_field(text::trim_start(line));
     let record = Record::new(Grid::parse(field).map_err(Into::into));
     if !needs_solution || record.puzzle.is_err() {
         return record;
@@ -157,19 +157,84 @@ fn record(line: &[u8], needs_solution: bool) -> Record<'_> {
     record.with_solution(Some(split_field(rest).0).filter(|s| !s.is_empty()))
 }
 
-/// Opens an input in this format. `check` is refused up front when the first record is a
-/// puzzle with nothing after it: a file of bare puzzles would give one `invalid` per record.
+/// The end of a header row at the start of `body` (after the blank and `#` lines before it):
+/// a first record line whose fields, separated as a record's are, all look like column names
+/// (a letter, then letters, digits, `_`, `-` or `.`), the first one a usual name of the puzzle
+/// column (`puzzle solution`, `quizzes solutions rating`). Such a line cannot be a puzzle, nor a
+/// damaged one. `complete`: `body` runs to the end of the input, so a last line without a line
+/// end is whole.
+pub(crate) fn header_end(body: &[u8], complete: bool) -> Option<usize> {
+    let start = super::detect::header_start(body);
+    let end = text::line_end(body, start);
+    let line = &body[start..end];
+    let line = &line[..line.len()
+        - line
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\n' || b == b'\r')
+            .count()];
+    if line.len() == end - start && !complete {
+        return None;
+    }
+    let mut fields = text::trim_start(line)
+        .split(|&b| is_separator(b))
+        .filter(|f| !f.is_empty());
+    let first = fields.next()?;
+    let is_name = |f: &[u8]| {
+        f[0].is_ascii_alphabetic()
+            && f.iter()
+                .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    };
+    let named = super::PUZZLE_NAMES
+        .iter()
+        .any(|name| first.eq_ignore_ascii_case(name.as_bytes()));
+    (named && is_name(first) && fields.all(is_name)).then_some(end)
+}
+
+/// The line (counting from 0) of the header row that starts a line-format input (see
+/// `header_end`: a first record line of column names, the first a puzzle column's, such as
+/// `puzzle solution`), if it has one; `prefix` is the input's start, `complete` when it is the
+/// whole input. For front ends that read the lines themselves: the engine skips that line, and
+/// so should they.
+pub fn header_line(prefix: &[u8], complete: bool) -> Option<u64> {
+    let body = prefix.strip_prefix(text::BOM).unwrap_or(prefix);
+    header_end(body, complete)?;
+    Some(text::count_line_ends(
+        &body[..super::detect::header_start(body)],
+    ))
+}
+
+/// Opens an input in this format, past a header row if it starts with one ([`header_end`]):
+/// the header is not a record (`dedupe`, whose output is the input's own lines, copies it).
+/// `check` is refused up front when the first record is a puzzle with nothing after it: a
+/// file of bare puzzles would give one `invalid` per record.
 pub(crate) fn open(request: &OpenRequest<'_>) -> Result<Opened, FormatError> {
+    let body = request.body();
+    let mut opened = request.plain(Arc::new(LineFormat));
+    let records = match header_end(body, request.prefix.len() < super::detect::PEEK) {
+        Some(end) => {
+            opened.skip += end;
+            opened.first_line = text::count_line_ends(&body[..end]);
+            if matches!(request.task, Task::Dedupe { .. }) {
+                let start = super::detect::header_start(body);
+                let line = &body[start..end];
+                let ends = line.iter().rev().take_while(|&&b| b == b'\n' || b == b'\r');
+                opened.header = line[..line.len() - ends.count()].to_vec();
+                opened.header.push(b'\n');
+            }
+            &body[end..]
+        }
+        None => body,
+    };
     if request.task.needs_solution() {
-        let body = request.body();
-        let body = &body[super::detect::header_start(body)..];
-        let first = lines(body).next().unwrap_or_default();
+        let records = &records[super::detect::header_start(records)..];
+        let first = lines(records).next().unwrap_or_default();
         let record = record(first, true);
         if record.puzzle.is_ok() && record.solution.is_none() {
             return Err(FormatError::NoSolutions);
         }
     }
-    Ok(request.plain(Arc::new(LineFormat)))
+    Ok(opened)
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ pub(crate) mod text;
 pub use csv::{delimiter_of as csv_separator, PUZZLE_NAMES, SOLUTION_NAMES};
 pub use detect::{binary, decided, detect, Binary, Detected, FormatChoice, FormatError, PEEK};
 pub(crate) use detect::{open, Opened};
+pub use line::header_line as line_header;
 
 use crate::records::BlockOut;
 use crate::task::Task;

@@ -9,17 +9,25 @@ pub fn is_space(b: u8) -> bool {
     b.is_ascii_whitespace() || b == 0x0B
 }
 
-/// `line` without the whitespace ([`is_space`]) it starts with.
-pub fn trim_space_start(line: &[u8]) -> &[u8] {
-    &line[line.iter().take_while(|&&b| is_space(b)).count()..]
+/// The UTF-8 byte-order mark.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `line` without the whitespace ([`is_space`]) and byte-order marks it starts with. A mark
+/// can start any line, not only the input: files joined with `cat`, each saved with one.
+pub fn trim_start(mut line: &[u8]) -> &[u8] {
+    loop {
+        line = &line[line.iter().take_while(|&&b| is_space(b)).count()..];
+        match line.strip_prefix(BOM) {
+            Some(rest) => line = rest,
+            None => return line,
+        }
+    }
 }
 
-/// True for a line that is not a record: blank (only whitespace) or a `#` comment.
+/// True for a line that is not a record: blank (only whitespace and byte-order marks) or a `#`
+/// comment.
 pub fn is_skipped(line: &[u8]) -> bool {
-    match line.iter().position(|&b| !is_space(b)) {
-        None => true,
-        Some(i) => line[i] == b'#',
-    }
+    matches!(trim_start(line).first(), None | Some(b'#'))
 }
 
 /// Offset just past the last line end in `buf` (LF, CRLF or a lone CR). A CR that is the last

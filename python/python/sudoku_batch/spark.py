@@ -276,7 +276,11 @@ def _input_size(spark: Any, path: str) -> Optional[int]:
         return None
 
 
-def _head(spark: Any, path: str, size: int = 64 << 10) -> bytes:
+# As many bytes as the engine reads to detect a format (`sudoku_batch::PEEK`).
+_HEAD_BYTES = 64 << 10
+
+
+def _head(spark: Any, path: str, size: int = _HEAD_BYTES) -> bytes:
     """The first bytes of the input, for format detection."""
     local = _local(path)
     if local is not None:
@@ -326,7 +330,7 @@ def run(args: argparse.Namespace) -> None:
             spark.conf.set("spark.sql.files.maxPartitionBytes", str(split))
             spark.conf.set("spark.sql.files.minPartitionNum", str(args.partitions))
         fmt = args.format
-        head = b"" if fmt not in ("auto", "csv") or _is_parquet(args.input) else _head(spark, args.input)
+        head = b"" if fmt not in ("auto", "csv", "line") or _is_parquet(args.input) else _head(spark, args.input)
         if fmt == "auto":
             fmt = "parquet" if _is_parquet(args.input) else _native.detect_format(head, args.column)
         first = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t")
@@ -346,6 +350,13 @@ def run(args: argparse.Namespace) -> None:
             raise SystemExit("sudoku_batch.spark: line input gives line output; --output-format parquet or csv needs a table (CSV or Parquet)")
         if fmt == "line":
             lines = spark.read.text(args.input)
+            header = _native.line_header(head, len(head) < _HEAD_BYTES)
+            if header is not None:
+                # A header row (`puzzle solution`) is no record, as in the CLI. Rows of the
+                # file's first split (partition 0) are numbered from 0 in file order.
+                from pyspark.sql import functions as F
+
+                lines = lines.where(F.monotonically_increasing_id() != header)
             answered = answer_lines(
                 lines,
                 task=args.task,
