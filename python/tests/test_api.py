@@ -1,6 +1,7 @@
 """The Python API: answers checked independently and against the CLI, bad records, both input
 kinds, thread counts, count/check, solve_file, pandas, errors."""
 
+import os
 import subprocess
 
 import numpy as np
@@ -277,3 +278,17 @@ def test_grade_nested_ranks_a_puzzle_the_standard_grade_leaves_at_the_top(cli):
     assert nested["hardest"] == ["Trial depth 2"] and 10.0 < nested["se_estimate"][0] < 12.0
     line = subprocess.run([cli, "grade", "-q", "--nested"], input=hard + "\n", capture_output=True, text=True, check=True)
     assert line.stdout == f"{nested['se_estimate'][0]:.1f} trial Trial depth 2\n"
+
+
+def test_solve_file_takes_paths_as_str_bytes_or_path_like(cli, tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_text("".join(p + "\n" for p in puzzles_of("sample.txt")))
+    expected = subprocess.run([cli, "solve", "-q", str(src)], capture_output=True, text=True).stdout
+    for kind in [str, os.fsencode, lambda p: p]:
+        out = tmp_path / "out.txt"
+        summary = sb.solve_file(kind(src), kind(out), task="solve")
+        assert summary["records"] == len(puzzles_of("sample.txt"))
+        assert out.read_text() == expected
+        out.unlink()
+    graded = sb.solve_file(os.fsencode(src), os.fsencode(tmp_path / "grades.txt"), task="grade")
+    assert graded["records"] == len(puzzles_of("sample.txt"))

@@ -307,3 +307,23 @@ def test_puzzle_column_by_values_is_the_clis_rule():
     assert _native.puzzle_column_by_values(batch.select([0, 1, 2])) == 1
     assert _native.puzzle_column_by_values(batch.select([0, 2])) is None
     assert _native.puzzle_column_by_values(batch.slice(0, 0)) is None
+
+
+def test_pandas_answers_are_named_for_what_they_hold():
+    pd = need("pandas")
+    values = records()[:20]
+    solution = sb.solve(values)[0]
+    for dtype in [object, "string[pyarrow]"]:
+        series = pd.Series(values, dtype=dtype)
+        answers, statuses = sb.solve(series, with_status=True)
+        assert (answers.name, statuses.name) == ("solution", "status")
+        assert sb.count(series).name == "count"
+        assert sb.canon(series).name == "canonical"
+        assert sb.rate(series, samples=1).name == "rating"
+        assert sb.dedupe(series).name == "keep"
+        assert sb.check(series, pd.Series([solution] * len(values), dtype=dtype)).name == "check"
+        columns = sb.grade(series, with_status=True)
+        assert [c.name for c in columns.values()] == list(columns)
+        # Named, a Series joins a frame as its own column.
+        frame = pd.concat([series.rename("question"), answers], axis=1)
+        assert list(frame.columns) == ["question", "solution"]

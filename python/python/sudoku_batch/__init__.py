@@ -8,7 +8,9 @@ or ASCII text), or an Arrow column of strings (a pyarrow ``Array``/``ChunkedArra
 object with ``__arrow_c_array__``/``__arrow_c_stream__``), read in place with no Python object
 per puzzle. Answers come back in the kind that went in: a list for a list, an array for an
 array, an Arrow array for Arrow (a polars ``Series`` for polars), a ``Series`` with the same
-index for a pandas ``Series``.
+index for a pandas ``Series``, named for what it holds (``solution``, ``count``, ``check``,
+``canonical``, ``rating``, ``keep``, ``status``, or grade's column names), so that it joins a
+``DataFrame`` under that name.
 
 A bad record never raises and never stops the batch: it gets ``None`` (or a row of zeros, or
 -1) in its place, and ``with_status=True`` tells why. Work runs on ``threads`` workers (default:
@@ -235,6 +237,18 @@ def _as_list(records: Any, what: str) -> list:
         ) from None
 
 
+# The name of each task's answer, as a pandas Series gives it: the column the CLI adds to a table
+# (the first, for rate), else what the answer is.
+_ANSWER_NAMES = {"solve": "solution", "count": "count", "check": "check", "canon": "canonical", "rate": "rating"}
+
+
+def _named(answers: Any, name: str) -> Any:
+    """``answers`` with the name ``name`` if it is a pandas Series (one this module made)."""
+    if _is_pandas(answers):
+        answers.name = name
+    return answers
+
+
 def _answer(task: str, puzzles: Any, solutions: Any, with_status: bool, **options: Any) -> Any:
     """Any task but dedupe over records given as strings or Arrow (arrays of shape (N, 81) are
     read as text rows); answers in the kind of ``puzzles``."""
@@ -248,15 +262,16 @@ def _answer(task: str, puzzles: Any, solutions: Any, with_status: bool, **option
             native,
         )
         outputs = [_arrow_out(kind, o, puzzles) for o in outputs]
-        return (outputs[0], outputs[1]) if with_status else outputs[0]
+        answers = _named(outputs[0], _ANSWER_NAMES[task])
+        return (answers, _named(outputs[1], "status")) if with_status else answers
     records = _records(puzzles, "puzzles")
     others = None if solutions is None else _records(solutions, "solutions")
     answers, statuses = _native.run_list(records, others, native)
     if task == "check":
         answers = [v is True for v in answers]
-    answers = _list_out(kind, answers, puzzles)
+    answers = _named(_list_out(kind, answers, puzzles), _ANSWER_NAMES[task])
     if with_status:
-        return answers, _list_out(kind, statuses, puzzles)
+        return answers, _named(_list_out(kind, statuses, puzzles), "status")
     return answers
 
 
@@ -427,16 +442,17 @@ def grade(
     kind = _arrow_kind(puzzles, "puzzles")
     if kind is not None:
         outputs = [_arrow_out(kind, o, puzzles) for o in _native.run_arrow(_arrow_in(puzzles, kind), None, native)]
-        columns = dict(zip(names, outputs))
+        columns = {name: _named(o, name) for name, o in zip(names, outputs)}
         if with_status:
-            columns["status"] = outputs[-1]
+            columns["status"] = _named(outputs[-1], "status")
         return columns
     answers, statuses = _native.run_list(_records(puzzles, "puzzles"), None, native)
     columns = {
-        name: _list_out(kind, [None if a is None else a[i] for a in answers], puzzles) for i, name in enumerate(names)
+        name: _named(_list_out(kind, [None if a is None else a[i] for a in answers], puzzles), name)
+        for i, name in enumerate(names)
     }
     if with_status:
-        columns["status"] = _list_out(kind, statuses, puzzles)
+        columns["status"] = _named(_list_out(kind, statuses, puzzles), "status")
     return columns
 
 
@@ -460,15 +476,15 @@ def dedupe(
     against_kind = None if against is None else _arrow_kind(against, "against")
     if kind is not None and (against is None or against_kind is not None):
         other = None if against is None else _arrow_in(against, against_kind)
-        return _arrow_out(kind, _native.dedupe_arrow(_arrow_in(puzzles, kind), other, options), puzzles)
+        return _named(_arrow_out(kind, _native.dedupe_arrow(_arrow_in(puzzles, kind), other, options), puzzles), "keep")
     records = _records(puzzles, "puzzles")
     other = None if against is None else _records(against, "against")
-    return _list_out(kind, _native.dedupe_list(records, other, options), puzzles)
+    return _named(_list_out(kind, _native.dedupe_list(records, other, options), puzzles), "keep")
 
 
 def solve_file(
-    input: Union[str, "os.PathLike[str]"],
-    output: Union[str, "os.PathLike[str]"],
+    input: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"],
+    output: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"],
     *,
     task: str = "solve",
     format: str = "auto",
@@ -484,12 +500,13 @@ def solve_file(
     samples: int = 16,
     seed: int = 0,
     exact: bool = False,
-    against: Optional[Union[str, "os.PathLike[str]"]] = None,
+    against: Optional[Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]] = None,
     keep_solution_column: bool = False,
 ) -> Dict[str, Any]:
     """Run the batch engine on a file, exactly as ``sudoku-batch TASK`` does.
 
-    ``input`` is a file in the line, grid or CSV format (``format="auto"`` detects it), or a
+    ``input`` (a path: ``str``, ``bytes`` or path-like, as ``output`` and ``against``) is a
+    file in the line, grid or CSV format (``format="auto"`` detects it), or a
     Parquet or Arrow IPC (Feather) file, known by its first bytes; ``output`` is written
     atomically (a temporary file renamed into place when the run is complete), with one answer
     per record in input order (CSV, Parquet, Arrow: every input column kept, result columns and
@@ -498,7 +515,7 @@ def solve_file(
     ``.arrow``/``.feather``, ``.csv``, else lines) unless ``output_format`` (``"line"``,
     ``"csv"``, ``"parquet"``, ``"arrow"``) names one. A binary input of another kind (gzip,
     ZIP, ...) is a ``ValueError``; for Parquet and Arrow, ``messages`` give row numbers. ``task`` is ``"solve"``, ``"count"`` (with ``limit``), ``"check"``
-    (with ``unique``), ``"canon"``, ``"rate"`` (with ``samples`` and ``seed``) or
+    (with ``unique``), ``"canon"``, ``"rate"`` (with ``samples`` and ``seed``), ``"grade"`` or
     ``"dedupe"`` (with ``exact`` and ``against``, another file); ``column`` names a CSV
     puzzle column and ``solution_column`` its solution column, which ``"solve"`` fills in place
     unless ``keep_solution_column=True`` (then the answers go to a new ``solution`` column).
@@ -543,6 +560,6 @@ def solve_file(
         keep_solution_column=bool(keep_solution_column),
         max_messages=max_messages,
         shard=shard,
-        against=None if against is None else os.fspath(against),
+        against=None if against is None else os.fsdecode(against),
     )
-    return _native.run_file(os.fspath(input), os.fspath(output), options)
+    return _native.run_file(os.fsdecode(input), os.fsdecode(output), options)
