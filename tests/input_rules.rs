@@ -890,3 +890,38 @@ fn a_byte_order_mark_on_a_csv_row_is_its_data_and_dedupe_copies_rows_whole() {
     assert_eq!(text(&from_file.stdout), text(&from_pipe));
     assert_eq!(text(&from_pipe), format!("puzzle\n{}\n", p[0]));
 }
+
+#[test]
+fn check_past_a_header_row_is_refused_up_front_when_the_first_record_has_no_solution() {
+    let p = puzzles(2);
+    // `puzzle rating` heads line records (`puzzle` alone, a one-column CSV: refused too).
+    let input = format!("puzzle rating\n{}\n{}\n", p[0], p[1]);
+    for format in ["auto", "line"] {
+        let (out, stderr, code) = same_with_pauses(
+            &["check", "--format", format, "-"],
+            input.as_bytes(),
+            &[7, 20],
+        );
+        assert_eq!(code, 2, "{format}: {stderr}");
+        assert!(out.is_empty());
+        assert!(
+            stderr.contains("check needs a solution after each puzzle"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_byte_order_mark_alone_between_grids_is_a_blank_line() {
+    let p = puzzles(2);
+    let grid = |q: &str| -> String {
+        (0..9)
+            .map(|r| format!("{}\n", &q[9 * r..9 * r + 9]))
+            .collect()
+    };
+    let input = format!("\u{feff}\n{}\u{feff}\n\u{feff}{}", grid(&p[0]), grid(&p[1]));
+    let (out, stderr, code) = same_with_pauses(&["solve", "-"], input.as_bytes(), &[3, 95]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("records 2, solved 2"), "{stderr}");
+    assert_eq!(text(&out).lines().count(), 19);
+}

@@ -1354,11 +1354,12 @@ fn csv_separator(header: &[u8]) -> String {
     char::from(sudoku_batch::csv_separator(header)).to_string()
 }
 
-/// The line (counting from 0) of the header row a line-format input starting `prefix` has, if
-/// it has one (`puzzle solution`: column names, the first a puzzle column's); `complete` when
-/// `prefix` is the whole input. The engine skips that line; Spark's route drops it.
+/// The header row a line-format input starting `prefix` has, if it has one (`puzzle solution`:
+/// column names, the first a puzzle column's): its line (counting from 0) and the offset in
+/// `prefix` just past it; `complete` when `prefix` is the whole input. The engine skips that
+/// line; Spark's route drops it.
 #[pyfunction]
-fn line_header(prefix: &[u8], complete: bool) -> Option<u64> {
+fn line_header(prefix: &[u8], complete: bool) -> Option<(u64, usize)> {
     sudoku_batch::line_header(prefix, complete)
 }
 

@@ -88,18 +88,21 @@ def test_the_spark_job_on_line_input_equals_the_cli(cli, tmp_path, task):
 
 def test_the_spark_job_skips_a_line_files_header_row_as_the_cli_does(cli, tmp_path):
     lines = mixed_lines().split("\n")
-    # After the comment and blank lines; the same line later is a record (invalid) in both.
-    text = "\n".join(lines[:2] + ["puzzle rating"] + lines[2:1500] + ["puzzle rating"] + lines[1500:])
+    # After 8 KB of comments, more than a split of the 40 asked for would hold; the same line
+    # later is a record (invalid) in both.
+    preamble = ["# " + "comment " * 10] * 100
+    text = "\n".join(lines[:2] + preamble + ["puzzle rating"] + lines[2:1500] + ["puzzle rating"] + lines[1500:])
     src = tmp_path / "puzzles.txt"
     src.write_text(text)
     out = tmp_path / "out"
     job = subprocess.run(
-        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(out), "--master", MASTER, "--partitions", "4"],
+        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(out), "--master", MASTER, "--partitions", "40"],
         capture_output=True,
         text=True,
         cwd=tmp_path,
     )
     assert job.returncode == 0, job.stderr[-3000:]
+    assert len(part_files(out)) >= 10
     joined = "".join((out / p).read_text() for p in part_files(out))
     cli_out = subprocess.run([cli, "solve", "-q", str(src)], capture_output=True, text=True)
     assert joined == cli_out.stdout

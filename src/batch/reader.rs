@@ -12,8 +12,7 @@ use std::sync::Arc;
 
 use memmap2::Mmap;
 
-use crate::formats::detect::BOM;
-use crate::formats::text::{self, is_skipped};
+use crate::formats::text::{self, is_skipped, BOM};
 use crate::formats::TextFormat;
 
 /// One block of input: whole records.

@@ -241,8 +241,7 @@ impl std::fmt::Debug for Opened {
     }
 }
 
-/// The UTF-8 byte-order mark, skipped at the start of any input.
-pub use super::text::BOM;
+use super::text::BOM;
 
 /// Opens an input whose first bytes are `prefix` (at most [`PEEK`] bytes; fewer only when that is
 /// the whole input) for `task` in the format `choice`. `column` names the CSV puzzle column and
@@ -446,9 +445,15 @@ pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Opt
     }
     if choice == FormatChoice::Line {
         // Every line stands alone: the first whole record line settles a line input (`check`
-        // looks at it), whatever it holds, if it is text. (A blank or `#` line here is the last
-        // one read: the record line is still to come. A line that is not UTF-8, or holds a NUL,
-        // may start a binary file: the full sample judges it, see `binary`.)
+        // looks at it), whatever it holds, if it is text; past a header row, the line after it.
+        // (A blank or `#` line here is the last one read: the record line is still to come. A
+        // line that is not UTF-8, or holds a NUL, may start a binary file: the full sample
+        // judges it, see `binary`.)
+        let mut start = start;
+        if let Some(end) = super::line::header_end(&prefix[start..], false) {
+            start += end;
+            start += header_start(&prefix[start..]);
+        }
         let body = &prefix[start..];
         let i = memchr::memchr2(b'\n', b'\r', body)?;
         let line = &body[..i];
@@ -664,7 +669,7 @@ fn csv_header(sample: &[u8], column: Option<&str>) -> Option<Option<String>> {
                 })
         };
         if row.len() == 1 && is_skipped(row.get(0).unwrap_or_default()) {
-            continue; // a blank line to the line format (a byte-order mark alone): no evidence
+            continue; // blank or a comment to the line format (a byte-order mark alone): no evidence
         }
         if row.len() == header.len() && !line_record(&row) {
             same += 1;

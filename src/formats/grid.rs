@@ -47,7 +47,7 @@ pub fn last_boundary(buf: &[u8]) -> Option<usize> {
         let crlf = cut >= 2 && buf[cut - 1] == b'\n' && buf[cut - 2] == b'\r';
         let terminator = cut - 1 - usize::from(crlf);
         let start = line_end_before(buf, terminator).unwrap_or(0);
-        if buf[start..terminator].trim_ascii().is_empty() {
+        if text::trim_start(&buf[start..terminator]).is_empty() {
             return Some(cut);
         }
         if start == 0 {
@@ -79,7 +79,7 @@ impl TextFormat for GridFormat {
             let crlf = line >= 2 && data[line - 1] == b'\n' && data[line - 2] == b'\r';
             let terminator = line - 1 - usize::from(crlf);
             let previous = line_end_before(data, terminator).map_or(first, |s| s.max(first));
-            if data[previous..terminator].trim_ascii().is_empty() {
+            if text::trim_start(&data[previous..terminator]).is_empty() {
                 return line;
             }
             line = text::line_end(data, line);
@@ -136,7 +136,8 @@ impl RecordReader for GridReader<'_> {
         let mut pending: Option<Pending> = None;
         for (i, line) in self.lines.by_ref() {
             let line_no = i as u64 + 1;
-            let line = line.trim_ascii();
+            // Whitespace and byte-order marks, as every text format skips them.
+            let line = text::trim_start(line).trim_ascii_end();
             if line.is_empty() {
                 if pending.is_some() {
                     break;

@@ -188,20 +188,19 @@ pub(crate) fn header_end(body: &[u8], complete: bool) -> Option<usize> {
     let named = super::PUZZLE_NAMES
         .iter()
         .any(|name| first.eq_ignore_ascii_case(name.as_bytes()));
-    (named && is_name(first) && fields.all(is_name)).then_some(end)
+    (named && fields.all(is_name)).then_some(end)
 }
 
-/// The line (counting from 0) of the header row that starts a line-format input (see
-/// `header_end`: a first record line of column names, the first a puzzle column's, such as
-/// `puzzle solution`), if it has one; `prefix` is the input's start, `complete` when it is the
-/// whole input. For front ends that read the lines themselves: the engine skips that line, and
-/// so should they.
-pub fn header_line(prefix: &[u8], complete: bool) -> Option<u64> {
+/// The header row that starts a line-format input, if it has one (a first record line of
+/// column names, the first a puzzle column's, such as `puzzle solution`): its line (counting
+/// from 0) and the offset in `prefix` just past it. `prefix` is the input's start, `complete`
+/// when it is the whole input. For front ends that read the lines themselves: the engine skips
+/// that line, and so should they.
+pub fn header_line(prefix: &[u8], complete: bool) -> Option<(u64, usize)> {
     let body = prefix.strip_prefix(text::BOM).unwrap_or(prefix);
-    header_end(body, complete)?;
-    Some(text::count_line_ends(
-        &body[..super::detect::header_start(body)],
-    ))
+    let end = header_end(body, complete)?;
+    let line = text::count_line_ends(&body[..super::detect::header_start(body)]);
+    Some((line, prefix.len() - body.len() + end))
 }
 
 /// Opens an input in this format, past a header row if it starts with one ([`header_end`]):
@@ -254,6 +253,33 @@ mod tests {
         "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
     const SOLUTION: &str =
         "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+
+    #[test]
+    fn a_header_row_is_column_names_the_first_a_puzzle_columns() {
+        for (text, end) in [
+            ("puzzle solution\nP", Some(16)),
+            (
+                "# c\n\n\u{feff} Quizzes\tsolutions;se.rating-2\r\nP",
+                Some(40),
+            ),
+            ("sudoku\r", Some(7)),
+            ("sudoku", Some(6)),
+            ("id puzzle\nP", None),
+            ("puzzle 2.5\nP", None),
+            ("puzzle:\nP", None),
+            ("puzzles of 2026\nP", None),
+        ] {
+            assert_eq!(header_end(text.as_bytes(), true), end, "{text:?}");
+        }
+        // A last line without its end may go on, unless the input is whole.
+        assert_eq!(header_end(b"sudoku", false), None);
+        assert_eq!(header_end(b"sudoku so", false), None);
+        assert_eq!(
+            header_line("\u{feff}#\n\u{feff}\npuzzle\nP".as_bytes(), false),
+            Some((2, 16))
+        );
+        assert_eq!(header_line(format!("{PUZZLE}\n").as_bytes(), true), None);
+    }
 
     #[test]
     fn solves_with_trailing_fields_crlf_comments() {

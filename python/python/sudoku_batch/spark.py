@@ -323,16 +323,22 @@ def run(args: argparse.Namespace) -> None:
         builder = builder.master(args.master)
     spark = builder.getOrCreate()
     try:
-        size = _input_size(spark, args.input)
-        if args.partitions and size:
-            # One file read in about N byte ranges, in order (Spark keeps a file's splits in order).
-            split = max(4096, -(-size // args.partitions))
-            spark.conf.set("spark.sql.files.maxPartitionBytes", str(split))
-            spark.conf.set("spark.sql.files.minPartitionNum", str(args.partitions))
         fmt = args.format
-        head = b"" if fmt not in ("auto", "csv", "line") or _is_parquet(args.input) else _head(spark, args.input)
+        local = _local(args.input)
+        # A directory of text files (`--format line`) has no one start to look at.
+        readable = fmt in ("auto", "csv") or fmt == "line" and not (local and os.path.isdir(local))
+        head = _head(spark, args.input) if readable and not _is_parquet(args.input) else b""
         if fmt == "auto":
             fmt = "parquet" if _is_parquet(args.input) else _native.detect_format(head, args.column)
+        # A line file's header row (`puzzle solution`): its line, and the offset past it.
+        header = _native.line_header(head, len(head) < _HEAD_BYTES) if fmt == "line" else None
+        size = _input_size(spark, args.input)
+        if args.partitions and size:
+            # One file read in about N byte ranges, in order (Spark keeps a file's splits in
+            # order); the first holds the header row, if any (see below).
+            split = max(4096, -(-size // args.partitions), header[1] if header else 0)
+            spark.conf.set("spark.sql.files.maxPartitionBytes", str(split))
+            spark.conf.set("spark.sql.files.minPartitionNum", str(args.partitions))
         first = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t")
         if fmt == "csv" and first[:1] in (b"#", b"\n", b"\r"):
             # The CLI skips them; Spark's CSV reader would take the first line for the header,
@@ -350,13 +356,12 @@ def run(args: argparse.Namespace) -> None:
             raise SystemExit("sudoku_batch.spark: line input gives line output; --output-format parquet or csv needs a table (CSV or Parquet)")
         if fmt == "line":
             lines = spark.read.text(args.input)
-            header = _native.line_header(head, len(head) < _HEAD_BYTES)
             if header is not None:
-                # A header row (`puzzle solution`) is no record, as in the CLI. Rows of the
-                # file's first split (partition 0) are numbered from 0 in file order.
+                # A header row is no record, as in the CLI. The rows of the file's first split
+                # (partition 0, which holds the header row) are numbered from 0 in file order.
                 from pyspark.sql import functions as F
 
-                lines = lines.where(F.monotonically_increasing_id() != header)
+                lines = lines.where(F.monotonically_increasing_id() != header[0])
             answered = answer_lines(
                 lines,
                 task=args.task,
