@@ -293,14 +293,15 @@ fn byte_order_marks_inside_csv_and_line_files_read_the_same_in_every_shard() {
     // A mark at the start of a CSV row is that row's data wherever the row falls (a block's or
     // a shard's first row too); a line file skips it at the start of any line.
     let p = sample();
+    // 6,000 rows from `row(mark, puzzle, i)`, a mark on every third.
+    let marked = |row: &dyn Fn(&str, &str, usize) -> String| -> String {
+        (0..6000)
+            .map(|i| row(["\u{feff}", "", ""][i % 3], &p[i % p.len()], i))
+            .collect()
+    };
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("marked.csv");
-    let rows: String = (0..6000)
-        .map(|i| {
-            let mark = if i % 3 == 0 { "\u{feff}" } else { "" };
-            format!("{mark}{},{i}\n", p[i % p.len()])
-        })
-        .collect();
+    let rows = marked(&|mark, puzzle, i| format!("{mark}{puzzle},{i}\n"));
     std::fs::write(&csv, format!("puzzle,id\n\u{feff}\n{rows}")).unwrap();
     assert_shards_add_up(&["solve", "-j", "3"], &csv);
     let (one, messages) = run(&["solve", "-j", "1"], &csv);
@@ -315,12 +316,7 @@ fn byte_order_marks_inside_csv_and_line_files_read_the_same_in_every_shard() {
         messages[1]
     );
     let lines = dir.path().join("marked.txt");
-    let rows: String = (0..6000)
-        .map(|i| {
-            let mark = if i % 3 == 0 { "\u{feff}" } else { "" };
-            format!("{mark}{} {i}\n{mark}\n", p[i % p.len()])
-        })
-        .collect();
+    let rows = marked(&|mark, puzzle, i| format!("{mark}{puzzle} {i}\n{mark}\n"));
     std::fs::write(&lines, format!("sudoku\n{rows}")).unwrap();
     assert_shards_add_up(&["solve", "-j", "3"], &lines);
     let (out, messages) = run(&["solve"], &lines);

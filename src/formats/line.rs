@@ -166,13 +166,7 @@ fn record(line: &[u8], needs_solution: bool) -> Record<'_> {
 pub(crate) fn header_end(body: &[u8], complete: bool) -> Option<usize> {
     let start = super::detect::header_start(body);
     let end = text::line_end(body, start);
-    let line = &body[start..end];
-    let line = &line[..line.len()
-        - line
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\n' || b == b'\r')
-            .count()];
+    let line = lines(&body[start..end]).next().unwrap_or_default();
     if line.len() == end - start && !complete {
         return None;
     }
@@ -216,9 +210,7 @@ pub(crate) fn open(request: &OpenRequest<'_>) -> Result<Opened, FormatError> {
             opened.first_line = text::count_line_ends(&body[..end]);
             if matches!(request.task, Task::Dedupe { .. }) {
                 let start = super::detect::header_start(body);
-                let line = &body[start..end];
-                let ends = line.iter().rev().take_while(|&&b| b == b'\n' || b == b'\r');
-                opened.header = line[..line.len() - ends.count()].to_vec();
+                opened.header = lines(&body[start..end]).next().unwrap_or_default().to_vec();
                 opened.header.push(b'\n');
             }
             &body[end..]
