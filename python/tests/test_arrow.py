@@ -153,6 +153,32 @@ def test_arrow_backed_pandas_series_keep_their_index():
     assert (obj.index == index).all() and obj.tolist() == expected
 
 
+def test_default_pandas_str_columns_get_default_pandas_dtypes():
+    pd = need("pandas")
+    need("pyarrow")
+    if not hasattr(pd.StringDtype(), "na_value"):
+        pytest.skip("pandas before 2.3 has no NaN-marked string dtype")
+    values = records()
+    index = pd.RangeIndex(7, 7 + len(values))
+    # pandas 3's default for strings (`pd.Series(values)` makes it there).
+    series = pd.Series(values, dtype=pd.StringDtype("pyarrow", na_value=np.nan), index=index)
+    expected, statuses = list_route("solve", values)
+    answers, status = sb.solve(series, with_status=True)
+    assert answers.dtype == series.dtype and status.dtype == series.dtype
+    assert (answers.index == index).all()
+    assert [None if pd.isna(a) else a for a in answers] == expected
+    assert status.tolist() == statuses
+    counts = sb.count(series)
+    assert counts.dtype == np.float64 and counts.isna().any()
+    assert [None if pd.isna(c) else int(c) for c in counts] == sb.count(values)
+    assert sb.count(series[~counts.isna()]).dtype == np.int64
+    grades = sb.grade(series)
+    assert grades["grade"].dtype == series.dtype and grades["se_estimate"].dtype == np.float64
+    assert sb.dedupe(series).dtype == bool
+    # An Arrow-typed column keeps Arrow-typed answers.
+    assert isinstance(sb.count(series.astype("string[pyarrow]")).dtype, pd.ArrowDtype)
+
+
 def test_a_datasets_column_and_a_batched_map():
     datasets = need("datasets")
     pa = need("pyarrow")

@@ -171,10 +171,25 @@ def _arrow_out(kind: str, answers: Any, like: Any) -> Any:
     if kind == "pandas":
         import pandas as pd
 
-        series = array.to_pandas(types_mapper=pd.ArrowDtype)
+        if _missing_is_nan(like.dtype):
+            series = array.to_pandas()
+        else:
+            series = array.to_pandas(types_mapper=pd.ArrowDtype)
         series.index = like.index
         return series
     return array
+
+
+def _missing_is_nan(dtype: Any) -> bool:
+    """Whether a pandas string dtype marks missing values with NaN: pandas 3's default ``str``.
+    Its answers take pandas' default dtypes, as ``read_parquet`` gives them (``str``; ``int64``,
+    or ``float64`` with NaN where an answer is missing; ``bool``, or ``object`` with None); a
+    column typed with Arrow's missing values (``string[pyarrow]``, ``pd.ArrowDtype``) gets
+    Arrow-typed answers."""
+    import pandas as pd
+
+    na_value = getattr(dtype, "na_value", pd.NA)
+    return isinstance(dtype, pd.StringDtype) and na_value is not pd.NA
 
 
 def _list_out(kind: Optional[str], values: list, like: Any) -> Any:
