@@ -773,6 +773,33 @@ fn a_vertical_tab_is_whitespace_and_control_characters_in_names_are_escaped() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn a_file_name_that_is_not_utf8_shows_its_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    // Two names that differ only in bytes that are not UTF-8, which display alike (U+FFFD).
+    let missing = dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"no\xffsuch\xfe"));
+    let out = bin().arg("solve").arg(&missing).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("no\\xffsuch\\xfe: cannot open"), "{stderr}");
+    let output = dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"gone\xe9/out.txt"));
+    let out = bin()
+        .args(["solve", "-q", "-", "-o"])
+        .arg(&output)
+        .write_stdin(puzzles(1)[0].as_str())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("gone\\xe9/out.txt"), "{stderr}");
+}
+
 #[test]
 fn a_space_separated_header_row_is_not_a_record() {
     let p = puzzles(3);

@@ -360,7 +360,28 @@ impl Summary {
 /// How a path is named in messages: as it displays, with control characters, line and
 /// paragraph separators and bidirectional controls escaped (`\n`, `\u{1b}`, `\u{202e}`), so
 /// that a file name can neither split a message in two nor make a terminal show it reordered.
+/// On Unix, a byte that is not UTF-8 shows as `\xNN`, so that two names differing there stay
+/// apart (displaying would turn each into U+FFFD).
 pub fn path_label(path: &std::path::Path) -> String {
+    let mut label = String::new();
+    #[cfg(unix)]
+    {
+        use std::fmt::Write;
+        use std::os::unix::ffi::OsStrExt;
+        for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+            push_escaped(&mut label, chunk.valid());
+            for b in chunk.invalid() {
+                let _ = write!(label, "\\x{b:02x}");
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    push_escaped(&mut label, &path.display().to_string());
+    label
+}
+
+/// Pushes `text` to `label`, with the characters [`path_label`] escapes escaped.
+fn push_escaped(label: &mut String, text: &str) {
     let hidden = |c: char| {
         c.is_control()
             || matches!(
@@ -370,15 +391,12 @@ pub fn path_label(path: &std::path::Path) -> String {
             || ('\u{202a}'..='\u{202e}').contains(&c)
             || ('\u{2066}'..='\u{2069}').contains(&c)
     };
-    let shown = path.display().to_string();
-    let mut label = String::with_capacity(shown.len());
-    for c in shown.chars() {
+    for c in text.chars() {
         match hidden(c) {
             true => label.extend(c.escape_default()),
             false => label.push(c),
         }
     }
-    label
 }
 
 /// Why a run stopped (usage and I/O problems; bad records are not errors).
