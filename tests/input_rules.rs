@@ -858,6 +858,15 @@ fn a_space_separated_header_row_is_not_a_record() {
             text(&out.stdout),
             format!("{header}\n{}\nx{}\n", p[0], p[1])
         );
+        // A header alone is no record, and no evidence against the line format: no note.
+        std::fs::write(&file, format!("{header}\n")).unwrap();
+        let out = bin().arg("solve").arg(&file).output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.contains("records 0,") && !stderr.contains("format:"),
+            "{stderr}"
+        );
     }
     // Not a header: a name that is not the puzzle column's first, a line after the first
     // record, a field that is not a name.

@@ -512,7 +512,11 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
             ..chosen(FormatChoice::Csv)
         };
     }
-    let records: Vec<&[u8]> = lines(sample).filter(|l| !is_skipped(l)).collect();
+    // A line-format header row is no record (nor evidence for a format).
+    let records_from = super::line::header_end(sample, true).unwrap_or(0);
+    let records: Vec<&[u8]> = lines(&sample[records_from..])
+        .filter(|l| !is_skipped(l))
+        .collect();
     let first: &[u8] = match records.first() {
         Some(first) => first,
         // Not one line end in a full sample: a line record whose trailing fields run past the
