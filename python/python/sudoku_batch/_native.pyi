@@ -1,6 +1,6 @@
 # Type stubs of the native module (python/src/lib.rs). Use the functions of `sudoku_batch`,
 # which check and normalize their arguments; these are the engine's entry points.
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, final
 
 import numpy as np
 import numpy.typing as npt
@@ -12,14 +12,39 @@ TASK_NAMES: List[str]
 GRADE_VERSION: int
 RATE_VERSION: int
 
+__all__ = [
+    "Options",
+    "answer_lines",
+    "detect_format",
+    "csv_separator",
+    "line_header",
+    "result_columns",
+    "puzzle_column_by_values",
+    "PUZZLE_NAMES",
+    "SOLUTION_NAMES",
+    "STATUS",
+    "TASK_NAMES",
+    "GRADE_VERSION",
+    "RATE_VERSION",
+    "run_list",
+    "solve_array",
+    "count_array",
+    "run_file",
+    "dedupe_list",
+    "cell_encoding",
+    "run_arrow",
+    "dedupe_arrow",
+]
+
+@final
 class Options:
     """Everything a call may set: the task (solve, count, check, canon, rate, dedupe) and its
     options, threads (0: one per core), and for files the format, columns, message cap, shard
     and dedupe's `against` file. Raises ValueError for an unknown task or format, a zero limit
     or sample count, or a shard that is not (k, n) with 1 <= k <= n."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         task: str,
         *,
         threads: int = 0,
@@ -40,7 +65,7 @@ class Options:
         max_messages: int = 20,
         shard: Optional[Tuple[int, int]] = None,
         against: Optional[str] = None,
-    ) -> None: ...
+    ) -> "Options": ...
 
 def run_list(
     puzzles: List[Any], solutions: Optional[List[Any]], options: Options
