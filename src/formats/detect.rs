@@ -512,8 +512,11 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
             ..chosen(FormatChoice::Csv)
         };
     }
-    // A line-format header row is no record (nor evidence for a format).
-    let records_from = super::line::header_end(sample, true).unwrap_or(0);
+    // A line-format header row is no record (nor evidence for a format), unless all that
+    // follows it in a full sample is a line without its end.
+    let records_from = super::line::header_end(sample, true)
+        .filter(|&end| !full || end < sample.len())
+        .unwrap_or(0);
     let records: Vec<&[u8]> = lines(&sample[records_from..])
         .filter(|l| !is_skipped(l))
         .collect();
@@ -731,6 +734,22 @@ mod tests {
             choice(format!("sudoku\n{marked}").as_bytes()),
             FormatChoice::Line
         );
+    }
+
+    #[test]
+    fn a_header_row_is_not_weighed_as_a_record_line() {
+        // Nothing after it: no record, nothing doubtful.
+        let alone = detect(b"puzzle solution\n", None);
+        assert_eq!(alone.choice, FormatChoice::Line);
+        assert!(alone.note.is_none() && !alone.unreadable);
+        // A full sample with nothing but an unfinished line after it says what it holds.
+        let long = format!("puzzle solution\n{}", "x".repeat(PEEK));
+        let note = detect(&long.as_bytes()[..PEEK], None).note.unwrap();
+        assert!(note.contains("the first is \"puzzle solution\""), "{note}");
+        // Among record lines it does not count.
+        let note = detect(b"puzzle solution\nbad line\n", None).note.unwrap();
+        assert!(note.contains("of the first 1 record lines"), "{note}");
+        assert!(note.contains("the first is \"bad line\""), "{note}");
     }
 
     #[test]

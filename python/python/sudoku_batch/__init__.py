@@ -197,8 +197,11 @@ def _list_out(kind: Optional[str], values: list, like: Any) -> Any:
     if _is_pandas(like):
         import pandas as pd
 
+        # Missing answers stay None (an object Series), except for a NaN-marked `str` column
+        # (pandas 3's default without pyarrow), whose answers take pandas' default dtypes.
         missing = not values or any(v is None for v in values)
-        return pd.Series(values, index=like.index, dtype=object if missing else None)
+        keep_none = missing and not _missing_is_nan(getattr(like, "dtype", None))
+        return pd.Series(values, index=like.index, dtype=object if keep_none else None)
     if kind == "polars":
         import polars as pl
 
