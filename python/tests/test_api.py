@@ -166,6 +166,21 @@ def test_pandas_columns_work_with_no_extra_code():
     assert sb.count(df["question"].to_numpy())[:3] == [1, 1, 1]
 
 
+def test_a_missing_value_in_a_pandas_series_is_a_null_puzzle():
+    pd = pytest.importorskip("pandas")
+    # What read_csv gives for an empty cell of a text column, and the other missing values.
+    series = pd.Series([PUZZLE, None, float("nan"), pd.NA, 5.0, "bad"], dtype=object)
+    null = "invalid: the puzzle is null"
+    expected = ["solved", null, null, null, "invalid: not a puzzle string (str or bytes)",
+                "invalid: expected 81 cells, found 3"]
+    answers, statuses = sb.solve(series, with_status=True)
+    assert statuses.tolist() == expected
+    assert answers.tolist()[0] == SOLUTION and answers[1:].isna().all()
+    assert sb.grade(series, with_status=True)["status"].tolist() == ["ok"] + expected[1:]
+    # A list keeps its own words for a value that is not a string.
+    assert sb.solve([PUZZLE, None], with_status=True)[1][1] == expected[4]
+
+
 def test_solve_file_runs_the_engine_with_the_cli_formats(cli, tmp_path):
     src = tmp_path / "in.csv"
     puzzles = puzzles_of("sample.txt")

@@ -174,8 +174,7 @@ def test_default_pandas_str_columns_get_default_pandas_dtypes():
         assert nan_str(answers.dtype), storage
         assert (answers.index == index).all()
         assert [None if pd.isna(a) else a for a in answers] == expected
-        if storage == "pyarrow":  # the list route names a NaN's problem otherwise
-            assert nan_str(status.dtype) and status.tolist() == statuses
+        assert nan_str(status.dtype) and status.tolist() == statuses
         counts = sb.count(series)
         assert counts.dtype == np.float64 and counts.isna().any()
         assert [None if pd.isna(c) else int(c) for c in counts] == sb.count(values)

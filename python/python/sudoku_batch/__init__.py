@@ -289,8 +289,22 @@ def _answer(task: str, puzzles: Any, solutions: Any, with_status: bool, **option
         answers = [v is True for v in answers]
     answers = _named(_list_out(kind, answers, puzzles), _ANSWER_NAMES[task])
     if with_status:
+        statuses = _null_statuses(puzzles, records, statuses)
         return answers, _named(_list_out(kind, statuses, puzzles), "status")
     return answers
+
+
+def _null_statuses(puzzles: Any, records: list, statuses: List[str]) -> List[str]:
+    """For a pandas Series, a missing value (None, NaN, ``pd.NA``) is a null puzzle, as in an
+    Arrow column or a Parquet file: its status says so rather than that it is not a string."""
+    if not _is_pandas(puzzles):
+        return statuses
+    import pandas as pd
+
+    return [
+        "invalid: the puzzle is null" if pd.api.types.is_scalar(r) and pd.isna(r) else s
+        for r, s in zip(records, statuses)
+    ]
 
 
 def solve(
@@ -464,12 +478,14 @@ def grade(
         if with_status:
             columns["status"] = _named(outputs[-1], "status")
         return columns
-    answers, statuses = _native.run_list(_records(puzzles, "puzzles"), None, native)
+    records = _records(puzzles, "puzzles")
+    answers, statuses = _native.run_list(records, None, native)
     columns = {
         name: _named(_list_out(kind, [None if a is None else a[i] for a in answers], puzzles), name)
         for i, name in enumerate(names)
     }
     if with_status:
+        statuses = _null_statuses(puzzles, records, statuses)
         columns["status"] = _named(_list_out(kind, statuses, puzzles), "status")
     return columns
 
