@@ -360,8 +360,7 @@ impl Summary {
 /// How a path is named in messages: as it displays, with control characters, line and
 /// paragraph separators and bidirectional controls escaped (`\n`, `\u{1b}`, `\u{202e}`), so
 /// that a file name can neither split a message in two nor make a terminal show it reordered.
-/// On Unix, a byte that is not UTF-8 shows as `\xNN`, so that two names differing there stay
-/// apart (displaying would turn each into U+FFFD).
+/// On Unix, a byte that is not UTF-8 shows as `\xNN` (displaying would show each as U+FFFD).
 pub fn path_label(path: &std::path::Path) -> String {
     let mut label = String::new();
     #[cfg(unix)]
