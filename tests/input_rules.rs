@@ -778,7 +778,7 @@ fn a_vertical_tab_is_whitespace_and_control_characters_in_names_are_escaped() {
 fn a_file_name_that_is_not_utf8_shows_its_bytes() {
     use std::os::unix::ffi::OsStrExt;
     let dir = tempfile::tempdir().unwrap();
-    // Two names that differ only in bytes that are not UTF-8, which display alike (U+FFFD).
+    // Bytes that are not UTF-8, which a display of the name would each show as U+FFFD.
     let missing = dir
         .path()
         .join(std::ffi::OsStr::from_bytes(b"no\xffsuch\xfe"));
