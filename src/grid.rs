@@ -249,6 +249,14 @@ impl Grid {
         }
     }
 
+    /// [`Grid::from_cells`] for values the caller built to be at most 9 (checked in debug
+    /// builds only): the canonical form, whose labels are, costs no scan.
+    #[inline]
+    pub(crate) fn from_values(cells: [u8; CELLS]) -> Grid {
+        debug_assert!(cells.iter().all(|&v| v <= 9));
+        Grid { cells }
+    }
+
     /// Sets every cell from four bit planes: bit `c` of `planes[p]` is bit `p` of cell `c`'s
     /// value, which must be at most 9 (bits from 81 up must be clear). The solver reads its
     /// solution out this way: four masks built with a few ORs of its digit masks, where one
