@@ -33,7 +33,10 @@
 //! blanks up to the group of the next given are passed over in one step, and before a row is
 //! produced at all, its leading blanks (each group's blanks come first) are counted from bit
 //! masks: fewer than the best row's, and the row loses at its first given, so it is skipped
-//! (most rows tried at a band boundary are).
+//! (most rows tried are). A table lookup does the first cut: the stack order is fixed by the
+//! first row, so the most leading blanks a row can have in it (its blank stacks, then the
+//! blanks of the next stack) is known per stack order and row of givens; only the rows that
+//! pass it are counted group by group.
 //!
 //! The first row has a shortcut: a row that repeats no digit is labelled 1, 2, 3, ... left to
 //! right whatever the column order, so its best output is decided by its blank pattern alone
@@ -109,11 +112,83 @@ const PERMS3: [[u8; 3]; 6] = [
     [2, 1, 0],
 ];
 
+/// Per row of givens (9 bits), the stack orders (bit `i` for `PERMS3[i]`) that put its stacks
+/// in increasing order of givens: those that give it its best blank pattern as a first row.
+const SORTING_ORDERS: [u8; 512] = {
+    let mut table = [0; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        let c = STACK_GIVENS[mask];
+        let mut i = 0;
+        while i < 6 {
+            let [a, b, z] = PERMS3[i];
+            if c[a as usize] <= c[b as usize] && c[b as usize] <= c[z as usize] {
+                table[mask] |= 1 << i;
+            }
+            i += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// Per stack order `PERMS3[i]` and row of givens (9 bits, source columns): the most leading
+/// blanks the row can have in that stack order, whatever the order of columns inside each stack
+/// (its blank stacks, then the blanks of its first stack with a given).
+const STACK_LEAD: [[u8; 512]; 6] = {
+    let mut table = [[0; 512]; 6];
+    let mut i = 0;
+    while i < 6 {
+        let mut mask = 0;
+        while mask < 512 {
+            let c = STACK_GIVENS[mask];
+            let mut lead = 0;
+            let mut k = 0;
+            while k < 3 {
+                let n = c[PERMS3[i][k] as usize];
+                lead += 3 - n;
+                if n != 0 {
+                    break;
+                }
+                k += 1;
+            }
+            table[i][mask] = lead;
+            mask += 1;
+        }
+        i += 1;
+    }
+    table
+};
+
+/// Per stack order `PERMS3[i]`: the source column of each output column, and the output column
+/// of each source column, with the columns of each stack in their own order.
+const ORDER_COLS: [[[u8; 9]; 2]; 6] = {
+    let mut table = [[[0; 9]; 2]; 6];
+    let mut i = 0;
+    while i < 6 {
+        let mut k = 0;
+        while k < 3 {
+            let s = PERMS3[i][k] as usize;
+            let mut j = 0;
+            while j < 3 {
+                table[i][0][3 * k + j] = (3 * s + j) as u8;
+                table[i][1][3 * s + j] = (3 * k + j) as u8;
+                j += 1;
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    table
+};
+
 /// A partial transform whose output so far equals the best output so far.
 #[derive(Clone, Copy)]
 struct Cand {
     /// Index of the source grid: 0 as given, 1 transposed.
     grid: u8,
+    /// The stack order, fixed by the first row: `PERMS3[stacks]`.
+    stacks: u8,
     /// The band of the last row chosen.
     band: u8,
     /// Source rows already used, one bit each.
@@ -305,8 +380,6 @@ pub struct Canonicalizer {
     twins: [Twins; 2],
     /// Per grid and source row, its givens' columns, one bit each.
     givens: [[u16; 9]; 2],
-    /// Per grid and source row, how many givens it holds.
-    row_givens: [[u32; 9]; 2],
     /// Candidates that produced the best output rows so far.
     cur: Vec<Cand>,
     /// Candidates that produce the best output row being built.
@@ -330,7 +403,6 @@ impl Canonicalizer {
             grids: [[0; CELLS]; 2],
             twins: [Twins::default(); 2],
             givens: [[0; 9]; 2],
-            row_givens: [[0; 9]; 2],
             cur: Vec::new(),
             next: Vec::new(),
             best: BestRow::UNDECIDED,
@@ -388,13 +460,10 @@ impl Canonicalizer {
         // smaller pattern with repeated labels, so they are always tried.
         const CLASH: u8 = u8::MAX;
         let mut keys = [[CLASH; 9]; 2];
-        let mut counts = [[[0u8; 3]; 9]; 2];
         let mut min_key = CLASH;
-        for grid in 0..grids {
-            for row in 0..9 {
+        for (grid, keys) in keys.iter_mut().enumerate().take(grids) {
+            for (row, key) in keys.iter_mut().enumerate() {
                 let mask = self.givens[grid][row];
-                let c = &mut counts[grid][row];
-                *c = STACK_GIVENS[usize::from(mask)];
                 let mut repeats = false;
                 if !consistent {
                     let mut seen = 0u16;
@@ -406,11 +475,9 @@ impl Canonicalizer {
                         seen |= 1 << d;
                     }
                 }
-                self.row_givens[grid][row] = u32::from(c[0] + c[1] + c[2]);
                 if !repeats {
-                    let key = FIRST_ROW_KEY[usize::from(mask)];
-                    keys[grid][row] = key;
-                    min_key = min_key.min(key);
+                    *key = FIRST_ROW_KEY[usize::from(mask)];
+                    min_key = min_key.min(*key);
                 }
             }
         }
@@ -418,37 +485,35 @@ impl Canonicalizer {
         self.next.clear();
         for grid in 0..grids {
             let rows = self.rows_to_try(grid, 0, true, 0);
+            let stack_twins = self.twins[grid].stacks;
             for row in (0..9).filter(|&row| rows & 1 << row != 0) {
                 let key = keys[grid][row];
                 if key != CLASH && key != min_key {
                     continue;
                 }
-                let c = counts[grid][row];
-                for stacks in PERMS3 {
-                    let [a, b, z] = stacks.map(|s| c[s as usize]);
-                    if key != CLASH && !(a <= b && b <= z) {
-                        continue;
-                    }
+                let mut orders = match key {
+                    CLASH => 0b11_1111,
+                    _ => SORTING_ORDERS[usize::from(self.givens[grid][row])],
+                };
+                while orders != 0 {
+                    let i = orders.trailing_zeros() as usize;
+                    orders &= orders - 1;
                     // Of equal stacks, the first one first.
-                    let mut placed = 0u8;
-                    let twins_first = stacks.iter().all(|&s| {
-                        let ok = self.twins[grid].stacks[s as usize] & !placed == 0;
-                        placed |= 1 << s;
-                        ok
-                    });
-                    if !twins_first {
-                        continue;
-                    }
-                    let mut cols = [0u8; 9];
-                    let mut pos = [0u8; 9];
-                    for (k, &s) in stacks.iter().enumerate() {
-                        for i in 0..3 {
-                            cols[3 * k + i] = 3 * s + i as u8;
-                            pos[3 * s as usize + i] = (3 * k + i) as u8;
+                    if stack_twins != [0; 3] {
+                        let mut placed = 0u8;
+                        let twins_first = PERMS3[i].iter().all(|&s| {
+                            let ok = stack_twins[s as usize] & !placed == 0;
+                            placed |= 1 << s;
+                            ok
+                        });
+                        if !twins_first {
+                            continue;
                         }
                     }
+                    let [cols, pos] = ORDER_COLS[i];
                     let cand = Cand {
                         grid: grid as u8,
+                        stacks: i as u8,
                         band: 0,
                         rows_used: 0,
                         breaks: STACK_BREAKS,
@@ -527,8 +592,8 @@ impl Canonicalizer {
         // blank there beats this row's given whatever follows.
         let mask = self.givens[cand.grid as usize][row];
         let lead_best = self.best.leading_blanks();
-        if 9 - self.row_givens[cand.grid as usize][row] < lead_best {
-            return; // too many givens to start with that many blanks, in any order
+        if u32::from(STACK_LEAD[usize::from(cand.stacks)][usize::from(mask)]) < lead_best {
+            return; // fewer leading blanks in any column order inside the stacks
         }
         let mut out = 0u16;
         let mut m = mask;
