@@ -461,6 +461,7 @@ impl Canonicalizer {
         const CLASH: u8 = u8::MAX;
         let mut keys = [[CLASH; 9]; 2];
         let mut min_key = CLASH;
+        let mut any_repeats = false;
         for (grid, keys) in keys.iter_mut().enumerate().take(grids) {
             for (row, key) in keys.iter_mut().enumerate() {
                 let mask = self.givens[grid][row];
@@ -479,6 +480,7 @@ impl Canonicalizer {
                     *key = FIRST_ROW_KEY[usize::from(mask)];
                     min_key = min_key.min(*key);
                 }
+                any_repeats |= repeats;
             }
         }
         self.best = BestRow::UNDECIDED;
@@ -495,6 +497,9 @@ impl Canonicalizer {
                     CLASH => 0b11_1111,
                     _ => SORTING_ORDERS[usize::from(self.givens[grid][row])],
                 };
+                // No row repeats a digit, and this one has at most one given per stack (its
+                // key's largest count is at most 1): its candidates are built directly.
+                let direct = !any_repeats && key & 0b11 <= 1;
                 while orders != 0 {
                     let i = orders.trailing_zeros() as usize;
                     orders &= orders - 1;
@@ -509,6 +514,10 @@ impl Canonicalizer {
                         if !twins_first {
                             continue;
                         }
+                    }
+                    if direct {
+                        self.first_row_direct(grid, row, i);
+                        continue;
                     }
                     let [cols, pos] = ORDER_COLS[i];
                     let cand = Cand {
@@ -551,6 +560,55 @@ impl Canonicalizer {
         }
         self.cur = cur;
         Grid::from_values(out)
+    }
+
+    /// Adds to `next` the candidate whose first output row is source row `row` of grid `grid`
+    /// in stack order `PERMS3[order]`, for a row with at most one given per stack in a grid
+    /// where no row repeats a digit (the usual first row of a sparse puzzle). Such a row labels
+    /// its givens 1, 2, 3, ... left to right, so every first row with the smallest key gives the
+    /// same output, and `start_row` would only confirm it: here each stack with a given puts
+    /// its two blanks first, in their order, as one group, then the given.
+    fn first_row_direct(&mut self, grid: usize, row: usize, order: usize) {
+        /// Per column of a stack, the other two, in order.
+        const OTHERS: [[usize; 2]; 3] = [[1, 2], [0, 2], [0, 1]];
+        let mask = usize::from(self.givens[grid][row]);
+        let [mut cols, mut pos] = ORDER_COLS[order];
+        let mut cand = Cand {
+            grid: grid as u8,
+            stacks: order as u8,
+            band: (row / 3) as u8,
+            rows_used: 1 << row,
+            breaks: STACK_BREAKS,
+            next_label: 1,
+            cols,
+            pos,
+            map: [0; 10],
+        };
+        let mut best = BestRow([0; 16]);
+        best.0[9..].fill(u8::MAX);
+        for (k, &s) in PERMS3[order].iter().enumerate() {
+            let s = usize::from(s);
+            let m = mask >> (3 * s) & 0b111;
+            if m == 0 {
+                continue;
+            }
+            let j = m.trailing_zeros() as usize;
+            for (q, t) in [3 * k, 3 * k + 1].into_iter().zip(OTHERS[j]) {
+                cols[q] = (3 * s + t) as u8;
+                pos[3 * s + t] = q as u8;
+            }
+            cols[3 * k + 2] = (3 * s + j) as u8;
+            pos[3 * s + j] = (3 * k + 2) as u8;
+            cand.breaks |= 1 << (3 * k + 1);
+            let d = self.grids[grid][row * 9 + 3 * s + j];
+            cand.map[usize::from(d)] = cand.next_label;
+            best.0[3 * k + 2] = cand.next_label;
+            cand.next_label += 1;
+        }
+        cand.cols = cols;
+        cand.pos = pos;
+        self.best = best;
+        self.next.push(cand);
     }
 
     /// The source rows to try as the next output row after rows `used`: at a band boundary
