@@ -273,3 +273,44 @@ fn an_output_named_through_proc_self_fd_reaches_the_real_stdout() {
     assert_eq!(std::fs::read_to_string(&real).unwrap().lines().count(), 20);
     assert_eq!(entries(dir.path()), ["real.txt"]);
 }
+
+/// `-o /dev/stdout` (or `/dev/fd/N`) when the shell sent that descriptor to a file: the answers
+/// go through the shell's descriptor, so what the shell writes before and after them stays, and
+/// `>>` appends (renaming a new file over it lost both).
+#[cfg(target_os = "linux")]
+#[test]
+fn an_output_that_is_the_shells_own_file_keeps_what_the_shell_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let sh = |script: &str| {
+        let status = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(env!("CARGO_BIN_EXE_sudoku-batch"))
+            .arg(sample())
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{script}");
+    };
+    let lines = |name: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        text.lines().map(str::to_string).collect()
+    };
+    sh(r#"{ echo header; "$0" solve -q "$1" -o /dev/stdout; echo footer; } > group.txt"#);
+    let group = lines("group.txt");
+    assert_eq!(group.len(), 22, "{group:?}");
+    assert_eq!(
+        (group[0].as_str(), group[21].as_str()),
+        ("header", "footer")
+    );
+    assert!(group[1..21].iter().all(|l| l.len() == 81), "{group:?}");
+
+    std::fs::write(dir.path().join("log.txt"), "earlier\n").unwrap();
+    sh(r#""$0" solve -q "$1" -o /dev/stdout >> log.txt"#);
+    sh(r#""$0" solve -q "$1" -o /dev/fd/3 3>> log.txt"#);
+    let log = lines("log.txt");
+    assert_eq!(log.len(), 41, "{log:?}");
+    assert_eq!(log[0], "earlier");
+    assert_eq!(log[1..21], log[21..41]);
+    assert_eq!(entries(dir.path()), ["group.txt", "log.txt"]);
+}

@@ -17,6 +17,9 @@
 //!   (atomically, in the target's directory) and the link stays a link.
 //! - A destination that exists and is not a regular file (`/dev/null`, a FIFO, a terminal) is
 //!   written directly: renaming over it would replace the device or pipe with a plain file.
+//! - A regular file that is already this process's standard output or error (`-o /dev/stdout`
+//!   with `> file`) is written through that descriptor, as `-o -` would be: renaming over it
+//!   would lose what the shell writes to it before and after the run.
 //! - A destination that is a directory, or a name that ends with `/` (a directory that does not
 //!   exist, or a file named as one), is refused at once, before any input is read.
 
@@ -69,6 +72,9 @@ impl<'a> Sink<'a> {
             return Ok(Sink::Special(
                 std::fs::OpenOptions::new().write(true).open(&dest)?,
             ));
+        }
+        if let Some(file) = meta.as_ref().ok().and_then(|m| already_open(&dest, m)) {
+            return Ok(Sink::Special(file));
         }
         let dest = resolve_links(&dest)?;
         let old_mode = meta.as_ref().ok().map(|m| mode_of(m) & !0o6000);
@@ -277,6 +283,40 @@ fn link_unnamed(file: &File, to: &Path) -> io::Result<()> {
 #[cfg(not(target_os = "linux"))]
 fn link_unnamed(_file: &File, _to: &Path) -> io::Result<()> {
     unreachable!("unnamed files are made on Linux only")
+}
+
+/// A copy of this process's descriptor for the regular file `dest`, if standard output or
+/// error is that file, or `dest` names a descriptor (`/dev/fd/N`, `/proc/self/fd/N`) open on
+/// it: what `-o /dev/stdout` is when the shell sent standard output to a file (`> log`,
+/// `>> log`, a `{ ...; } > file` group). Renaming a new file over it would cut the shell's
+/// descriptor off from the answers and lose what the shell writes before and after them, so
+/// the answers go through the descriptor instead, at its offset, appending if it appends, as
+/// with `-o -`.
+#[cfg(unix)]
+fn already_open(dest: &Path, meta: &std::fs::Metadata) -> Option<File> {
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::io::FromRawFd;
+    let bytes = dest.as_os_str().as_encoded_bytes();
+    let named = [&b"/dev/fd/"[..], b"/proc/self/fd/"]
+        .iter()
+        .find_map(|prefix| bytes.strip_prefix(*prefix))
+        .and_then(|n| std::str::from_utf8(n).ok()?.parse::<libc::c_int>().ok());
+    [1, 2].into_iter().chain(named).find_map(|fd| {
+        // SAFETY: F_DUPFD_CLOEXEC on any number is safe: it fails (-1) if `fd` is not open,
+        // and on success returns a new descriptor that the `File` then owns.
+        let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+        if copy < 0 {
+            return None;
+        }
+        let file = unsafe { File::from_raw_fd(copy) };
+        let open = file.metadata().ok()?;
+        (open.is_file() && open.dev() == meta.dev() && open.ino() == meta.ino()).then_some(file)
+    })
+}
+
+#[cfg(not(unix))]
+fn already_open(_dest: &Path, _meta: &std::fs::Metadata) -> Option<File> {
+    None
 }
 
 #[cfg(unix)]
