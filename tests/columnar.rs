@@ -1082,3 +1082,105 @@ fn a_table_that_names_no_puzzle_column_gets_the_column_csv_would_take_and_says_s
     );
     assert_eq!(lines, format!("{full}\n"));
 }
+
+/// Columns of bytes and dictionary-encoded columns, as pyarrow, pandas and polars write them:
+/// a `binary` puzzle column reads and writes back as text in CSV (arrow's CSV writer spells
+/// bytes in hex); a dictionary-encoded solution column (a polars `Categorical`) is filled in
+/// place, as plain text; and a dictionary-encoded column with every row null (an empty
+/// dictionary) is read, not a crash.
+#[test]
+fn columns_of_bytes_and_dictionaries_are_read_filled_and_written_as_text() {
+    use arrow_array::types::UInt32Type;
+    use arrow_array::{BinaryArray, DictionaryArray};
+    let dir = Dir::new();
+    let puzzles: Vec<String> = puzzles()
+        .into_iter()
+        .flatten()
+        .filter(|p| p.len() == 81)
+        .take(50)
+        .collect();
+    let texts: Vec<&str> = puzzles.iter().map(String::as_str).collect();
+
+    // Bytes: the CSV output holds the puzzles and solutions as text, and reads back.
+    let input = dir.path("bytes.parquet");
+    let batch = RecordBatch::try_from_iter([
+        (
+            "puzzle",
+            Arc::new(BinaryArray::from_iter_values(
+                texts.iter().map(|p| p.as_bytes()),
+            )) as ArrayRef,
+        ),
+        (
+            "solution",
+            Arc::new(BinaryArray::from(vec![None::<&[u8]>; texts.len()])) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    write_batch(&input, &batch, None);
+    let csv = dir.path("bytes.csv");
+    bin()
+        .arg("solve")
+        .arg(&input)
+        .arg("-o")
+        .arg(&csv)
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0], ["puzzle", "solution", "status"]);
+    for (row, puzzle) in rows[1..].iter().zip(&puzzles) {
+        assert_eq!(row[0], puzzle);
+        assert_eq!((row[1].len(), row[2]), (81, "solved"), "{row:?}");
+    }
+    let again = bin().arg("check").arg(&csv).arg("-q").output().unwrap();
+    assert_eq!(again.status.code(), Some(0), "{again:?}");
+
+    // A dictionary-encoded, empty solution column: filled in place, as text.
+    let input = dir.path("categorical.parquet");
+    let empty: DictionaryArray<UInt32Type> = vec![None::<&str>; texts.len()].into_iter().collect();
+    let batch = RecordBatch::try_from_iter([
+        (
+            "quizzes",
+            Arc::new(StringArray::from(texts.clone())) as ArrayRef,
+        ),
+        ("solutions", Arc::new(empty) as ArrayRef),
+    ])
+    .unwrap();
+    write_batch(&input, &batch, None);
+    let output = dir.path("filled.parquet");
+    bin()
+        .arg("solve")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .code(0);
+    let (table, _) = read_parquet(&output);
+    let schema = table.schema();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["quizzes", "solutions", "status"]);
+    let answers: String = strings(&table, "solutions")
+        .iter()
+        .map(|a| format!("{}\n", a.as_deref().unwrap()))
+        .collect();
+    let checked = common::check_output(texts.join("\n").as_bytes(), &answers, 0);
+    assert_eq!(checked.solved, texts.len(), "{checked:?}");
+
+    // Every row null in a dictionary-encoded puzzle column: a status per row, no crash.
+    let input = dir.path("nulls.parquet");
+    let nulls: DictionaryArray<UInt32Type> = vec![None::<&str>; 3].into_iter().collect();
+    let batch = RecordBatch::try_from_iter([("puzzle", Arc::new(nulls) as ArrayRef)]).unwrap();
+    write_batch(&input, &batch, None);
+    let out = bin()
+        .arg("solve")
+        .arg(&input)
+        .arg("-o")
+        .arg("-")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "invalid: the puzzle is null\n".repeat(3)
+    );
+}

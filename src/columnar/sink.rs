@@ -4,8 +4,9 @@
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use arrow_array::builder::StringBuilder;
 use arrow_array::{BooleanArray, RecordBatch};
-use arrow_schema::SchemaRef;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
@@ -22,8 +23,9 @@ const MAX_ROW_GROUP: usize = 128 * 1024;
 pub(crate) enum TableWriter<'s, 'a> {
     Parquet(ArrowWriter<Watched<'s, 'a>>),
     Arrow(arrow_ipc::writer::FileWriter<Watched<'s, 'a>>),
-    /// The writer and the schema, for a header row even when no row comes.
-    Csv(arrow_csv::Writer<Watched<'s, 'a>>, SchemaRef),
+    /// The writer and the schema, for a header row even when no row comes; the grid columns
+    /// held as bytes, written as their text (see [`bytes_as_text`]).
+    Csv(arrow_csv::Writer<Watched<'s, 'a>>, SchemaRef, Vec<usize>),
     Lines(Watched<'s, 'a>, Vec<u8>),
 }
 
@@ -65,6 +67,40 @@ fn other(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
     io::Error::other(e)
 }
 
+/// Whether a column of this type holds bytes (plain or dictionary-encoded).
+fn is_bytes(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => true,
+        DataType::Dictionary(_, values) => is_bytes(values),
+        _ => false,
+    }
+}
+
+/// `batch` with its columns `bytes` (grids held as bytes: a puzzle column typed `binary`, the
+/// solution column filled in it) as text. Arrow's CSV writer spells bytes in hex, and a
+/// puzzle written so does not read back; a cell that is not UTF-8 (not a puzzle either) has
+/// its bad bytes replaced by U+FFFD.
+fn bytes_as_text(batch: &RecordBatch, bytes: &[usize]) -> RecordBatch {
+    let mut columns = batch.columns().to_vec();
+    let schema = batch.schema();
+    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    for &i in bytes {
+        let cells = Strings::new(columns[i].as_ref()).expect("a column of bytes");
+        let n = batch.num_rows();
+        let mut text = StringBuilder::with_capacity(n, n * 81);
+        for row in 0..n {
+            match cells.get(row) {
+                Some(cell) => text.append_value(String::from_utf8_lossy(cell)),
+                None => text.append_null(),
+            }
+        }
+        columns[i] = std::sync::Arc::new(text.finish());
+        fields[i] = Field::new(fields[i].name(), DataType::Utf8, true);
+    }
+    RecordBatch::try_new(std::sync::Arc::new(Schema::new(fields)), columns)
+        .expect("the same columns, as text")
+}
+
 impl<'s, 'a> TableWriter<'s, 'a> {
     /// A writer of `format` (not `Auto`) for tables laid out as `layout` says; `header`: a CSV
     /// output starts with its header row (the first shard's does).
@@ -98,12 +134,21 @@ impl<'s, 'a> TableWriter<'s, 'a> {
             OutputFormat::Arrow => TableWriter::Arrow(
                 arrow_ipc::writer::FileWriter::try_new(sink, &schema).map_err(other)?,
             ),
-            OutputFormat::Csv => TableWriter::Csv(
-                arrow_csv::WriterBuilder::new()
-                    .with_header(header)
-                    .build(sink),
-                schema,
-            ),
+            OutputFormat::Csv => {
+                let fields = schema.fields();
+                let bytes = layout
+                    .grid_columns()
+                    .filter_map(|name| fields.iter().position(|f| f.name() == name))
+                    .filter(|&i| is_bytes(fields[i].data_type()))
+                    .collect();
+                TableWriter::Csv(
+                    arrow_csv::WriterBuilder::new()
+                        .with_header(header)
+                        .build(sink),
+                    schema,
+                    bytes,
+                )
+            }
             OutputFormat::Line | OutputFormat::Auto => TableWriter::Lines(sink, Vec::new()),
         })
     }
@@ -171,7 +216,10 @@ impl<'s, 'a> TableWriter<'s, 'a> {
         match self {
             TableWriter::Parquet(w) => w.write(batch).map_err(other),
             TableWriter::Arrow(w) => w.write(batch).map_err(other),
-            TableWriter::Csv(w, _) => w.write(batch).map_err(other),
+            TableWriter::Csv(w, _, bytes) if !bytes.is_empty() => {
+                w.write(&bytes_as_text(batch, bytes)).map_err(other)
+            }
+            TableWriter::Csv(w, ..) => w.write(batch).map_err(other),
             TableWriter::Lines(..) => unreachable!("lines are written from outcomes"),
         }
     }
@@ -189,7 +237,7 @@ impl<'s, 'a> TableWriter<'s, 'a> {
         match self {
             TableWriter::Parquet(w) => w.close().map(drop).map_err(other),
             TableWriter::Arrow(mut w) => w.finish().map_err(other),
-            TableWriter::Csv(mut w, schema) => {
+            TableWriter::Csv(mut w, schema, _) => {
                 // The header row comes with the first batch written; a table with no rows (or a
                 // first shard with no row group) still gets it. No rows: nothing else is written.
                 w.write(&RecordBatch::new_empty(schema)).map_err(other)?;

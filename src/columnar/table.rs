@@ -45,7 +45,12 @@ impl<'a> Strings<'a> {
             DataType::Dictionary(_, _) => {
                 let dictionary = array.as_any_dictionary_opt()?;
                 Strings::Dictionary {
-                    keys: dictionary.normalized_keys(),
+                    // An empty dictionary (every row null) has no keys to normalize: arrow
+                    // asserts on it.
+                    keys: match dictionary.values().is_empty() {
+                        true => vec![0; array.len()],
+                        false => dictionary.normalized_keys(),
+                    },
                     nulls: array,
                     values: Box::new(Strings::new(dictionary.values().as_ref())?),
                 }
@@ -223,6 +228,14 @@ impl Layout {
             && !keep_solution
             && solution.is_some_and(|i| fillable(schema.field(i).data_type()));
         let mut fields: Vec<Arc<Field>> = schema.fields().iter().cloned().collect();
+        if let Some(i) = solution.filter(|_| fills) {
+            let field = fields[i].as_ref();
+            if let DataType::Dictionary(_, values) = field.data_type() {
+                // Decoded: the field's metadata described the encoding (polars' categorical).
+                let decoded = Field::new(field.name(), values.as_ref().clone(), true);
+                fields[i] = Arc::new(decoded);
+            }
+        }
         if !task.filters() {
             let mut added = |name: &str, data_type: DataType| {
                 let name = (1..)
@@ -383,10 +396,11 @@ fn arrow_type(kind: ColumnType) -> DataType {
     }
 }
 
-/// Whether `solve` can write solutions into a column of this type (it keeps the type).
+/// Whether `solve` can write solutions into a column of this type: text or bytes, plain or
+/// dictionary-encoded (see [`filled_type`]).
 fn fillable(data_type: &DataType) -> bool {
     matches!(
-        data_type,
+        filled_type(data_type),
         DataType::Utf8
             | DataType::LargeUtf8
             | DataType::Utf8View
@@ -394,6 +408,16 @@ fn fillable(data_type: &DataType) -> bool {
             | DataType::LargeBinary
             | DataType::BinaryView
     )
+}
+
+/// The type of a solution column once `solve` has filled it: its own, or a dictionary's value
+/// type (a column of solutions has as many values as rows, so a dictionary of them saves
+/// nothing; a polars `Categorical` or pandas `category` column comes out as plain text).
+fn filled_type(data_type: &DataType) -> &DataType {
+    match data_type {
+        DataType::Dictionary(_, values) => values,
+        other => other,
+    }
 }
 
 /// Result column `index` of the task (of type `kind`) for these outcomes; null where an
@@ -477,7 +501,7 @@ fn filled(column: &dyn Array, outcomes: &[Outcome]) -> ArrayRef {
     fn text(v: &[u8]) -> &str {
         std::str::from_utf8(v).expect("text of a text column")
     }
-    match column.data_type() {
+    match filled_type(column.data_type()) {
         DataType::Utf8 => build!(StringBuilder::with_capacity(n, n * CELLS), text),
         DataType::LargeUtf8 => build!(LargeStringBuilder::with_capacity(n, n * CELLS), text),
         DataType::Utf8View => build!(StringViewBuilder::with_capacity(n), text),
