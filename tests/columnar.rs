@@ -1184,3 +1184,99 @@ fn columns_of_bytes_and_dictionaries_are_read_filled_and_written_as_text() {
         "invalid: the puzzle is null\n".repeat(3)
     );
 }
+
+/// A CSV output of a table with a timestamp in a named time zone (what pandas writes) keeps it;
+/// one with a nested column (a struct, a list) is refused at once, naming the column, with no
+/// output file.
+#[test]
+fn csv_output_keeps_zoned_timestamps_and_refuses_nested_columns_up_front() {
+    use arrow_array::{ListArray, StructArray, TimestampMicrosecondArray};
+    let dir = Dir::new();
+    let puzzles: Vec<String> = puzzles()
+        .into_iter()
+        .flatten()
+        .filter(|p| p.len() == 81)
+        .take(3)
+        .collect();
+    let texts: Vec<&str> = puzzles.iter().map(String::as_str).collect();
+    let at = TimestampMicrosecondArray::from(vec![1_704_164_645_000_000; 3]);
+    let columns = [
+        ("puzzle", Arc::new(StringArray::from(texts)) as ArrayRef),
+        ("utc", Arc::new(at.clone().with_timezone("UTC")) as ArrayRef),
+        (
+            "new_york",
+            Arc::new(at.with_timezone("America/New_York")) as ArrayRef,
+        ),
+    ];
+    let input = dir.path("zoned.parquet");
+    write_batch(
+        &input,
+        &RecordBatch::try_from_iter(columns.clone()).unwrap(),
+        None,
+    );
+    let csv = dir.path("zoned.csv");
+    bin()
+        .arg("solve")
+        .arg(&input)
+        .arg("-o")
+        .arg(&csv)
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows[0], "puzzle,utc,new_york,solution,status");
+    assert!(
+        rows[1].contains(",2024-01-02T03:04:05Z,2024-01-01T22:04:05-05:00,"),
+        "{}",
+        rows[1]
+    );
+
+    let nested = [
+        Arc::new(StructArray::from(vec![(
+            Arc::new(Field::new("p", DataType::Utf8, false)),
+            Arc::new(StringArray::from(vec!["x"; 3])) as ArrayRef,
+        )])) as ArrayRef,
+        Arc::new(ListArray::from_iter_primitive::<Int32Type, _, _>(vec![
+            Some(
+                vec![Some(1)]
+            );
+            3
+        ])),
+    ];
+    for (name, column) in ["a_struct", "a_list"].into_iter().zip(nested) {
+        let mut with = columns.to_vec();
+        with.insert(1, (name, column));
+        let input = dir.path(&format!("{name}.parquet"));
+        write_batch(&input, &RecordBatch::try_from_iter(with).unwrap(), None);
+        let csv = dir.path(&format!("{name}.csv"));
+        for task in ["solve", "dedupe"] {
+            let out = bin()
+                .arg(task)
+                .arg(&input)
+                .arg("-o")
+                .arg(&csv)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{out:?}");
+            let stderr = String::from_utf8(out.stderr).unwrap();
+            assert!(
+                stderr.contains(&format!("column \"{name}\" holds")),
+                "{stderr}"
+            );
+            assert!(
+                stderr.contains("which a CSV output cannot hold"),
+                "{stderr}"
+            );
+            assert!(!csv.exists());
+        }
+        // Parquet keeps it.
+        let parquet = dir.path(&format!("{name}.out.parquet"));
+        bin()
+            .arg("solve")
+            .arg(&input)
+            .arg("-o")
+            .arg(&parquet)
+            .assert()
+            .code(0);
+    }
+}

@@ -35,6 +35,7 @@ use parquet::file::reader::ChunkReader;
 use crate::batch::output::Sink;
 use crate::batch::{write_error, BatchError, Config, Filter, OutputFormat, Summary};
 use crate::engine::Engine;
+use crate::formats::FormatError;
 use crate::observe::{Message, Observer, Progress, Work};
 use crate::task::{Outcome, Tally, Task};
 use sink::TableWriter;
@@ -474,6 +475,18 @@ impl Run<'_> {
                     return (Ok(()), Err(e), None);
                 }
             };
+            // CSV has no nested cells (arrow's writer would refuse them at the first batch):
+            // said before any work.
+            let nested = schema.fields().iter().find(|f| f.data_type().is_nested());
+            if let (OutputFormat::Csv, Some(field)) = (format, nested) {
+                drop(piece_rx);
+                let _ = reader.join();
+                let e = FormatError::NestedInCsv {
+                    name: field.name().clone(),
+                    data_type: field.data_type().to_string(),
+                };
+                return (Ok(()), Err(e), None);
+            }
             let note = layout.by_values.then(|| {
                 format!(
                     "format: {} (the table names no puzzle column, but column {:?} holds \

@@ -104,6 +104,10 @@ pub enum FormatError {
         output: &'static str,
         input: &'static str,
     },
+    /// A CSV output of a table with a nested column (a struct, a list, a map), which CSV
+    /// cannot hold.
+    #[error("column {name:?} holds {data_type}, which a CSV output cannot hold: write Parquet or Arrow (an output name ending in .parquet or .arrow, or --output-format), or lines")]
+    NestedInCsv { name: String, data_type: String },
     /// `solve --output-format line` on a grid input, whose solutions are written as grids.
     #[error("a grid input's solutions are written as grids; --output-format line does not apply (convert the grids to lines first)")]
     GridSolutionsAsLines,
