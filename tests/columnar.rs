@@ -1280,3 +1280,59 @@ fn csv_output_keeps_zoned_timestamps_and_refuses_nested_columns_up_front() {
             .code(0);
     }
 }
+
+/// `dedupe --against` a table with no puzzle column: the message points to `--against-column`
+/// (`--column` names the input's), and with it the named column is compared.
+#[test]
+fn dedupe_against_a_table_without_a_usual_name_points_to_against_column() {
+    let dir = Dir::new();
+    let puzzles: Vec<String> = puzzles()
+        .into_iter()
+        .flatten()
+        .filter(|p| p.len() == 81)
+        .take(4)
+        .collect();
+    let input = dir.path("train.txt");
+    std::fs::write(&input, puzzles.join("\n") + "\n").unwrap();
+    let against = dir.path("split.parquet");
+    // The puzzle comes after the first rows that the column is looked for in (64).
+    let mut cells = vec!["none yet"; 70];
+    cells[69] = puzzles[1].as_str();
+    let batch = RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(Int32Array::from_iter_values(0..70)) as ArrayRef,
+        ),
+        ("grid_text", Arc::new(StringArray::from(cells)) as ArrayRef),
+    ])
+    .unwrap();
+    write_batch(&against, &batch, None);
+    let out = bin()
+        .arg("dedupe")
+        .arg(&input)
+        .arg("--against")
+        .arg(&against)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("name it with --against-column"), "{stderr}");
+    let out = bin()
+        .arg("dedupe")
+        .arg(&input)
+        .arg("--against")
+        .arg(&against)
+        .args(["--against-column", "grid_text"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "its second row is malformed: {out:?}"
+    );
+    let kept: Vec<&str> = [0, 2, 3].iter().map(|&i| puzzles[i].as_str()).collect();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        kept.join("\n") + "\n"
+    );
+}

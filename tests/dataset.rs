@@ -560,6 +560,64 @@ fn dedupe_against_a_file_with_bad_records_says_so() {
     assert!(text(&out.stderr).contains(&says), "{}", text(&out.stderr));
 }
 
+/// `--against-column` names the other file's puzzle column, where `--column` names the input's.
+#[test]
+fn dedupe_against_names_the_other_files_column() {
+    let p = shipped(4);
+    let dir = tempfile::tempdir().unwrap();
+    // Two columns of 81 characters: the first holds puzzles but is not the one meant.
+    let against = dir.path().join("split.csv");
+    let rows: String = (0..2).map(|i| format!("{},{}\n", p[3 - i], p[i])).collect();
+    std::fs::write(&against, format!("old,new\n{rows}")).unwrap();
+    let input = dir.path().join("train.csv");
+    let rows: String = p
+        .iter()
+        .enumerate()
+        .map(|(i, q)| format!("{i},{q}\n"))
+        .collect();
+    std::fs::write(&input, format!("id,quiz\n{rows}")).unwrap();
+    let dedupe = |extra: &[&str]| {
+        bin()
+            .arg("dedupe")
+            .arg(&input)
+            .arg("--against")
+            .arg(&against)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // By its data, the other file's first column (p[3], p[2]) is taken.
+    let out = dedupe(&[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        text(&out.stdout),
+        format!("id,quiz\n0,{}\n1,{}\n", p[0], p[1])
+    );
+    // Named: its second (p[0], p[1]).
+    let out = dedupe(&["--against-column", "new"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        text(&out.stdout),
+        format!("id,quiz\n2,{}\n3,{}\n", p[2], p[3])
+    );
+    // A name the other file does not have.
+    let out = dedupe(&["--against-column", "quiz"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no column named \"quiz\""),
+        "{}",
+        text(&out.stderr)
+    );
+    // Only with --against.
+    let out = bin()
+        .arg("dedupe")
+        .arg(&input)
+        .args(["--against-column", "new"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
 #[test]
 fn dedupe_refuses_grids_and_shards() {
     let grid = "530070000\n".repeat(9);

@@ -124,6 +124,7 @@ struct Options {
     max_messages: usize,
     shard: Option<Shard>,
     against: Option<std::path::PathBuf>,
+    against_column: Option<String>,
 }
 
 #[pymethods]
@@ -131,7 +132,7 @@ impl Options {
     #[new]
     #[pyo3(signature = (task, *, threads=0, with_status=false, with_columns=false, lexmin=false, limit=2, unique=false,
         samples=16, seed=0, exact=false, nested=false, format="auto", output_format="auto", column=None, solution_column=None,
-        keep_solution_column=false, max_messages=20, shard=None, against=None))]
+        keep_solution_column=false, max_messages=20, shard=None, against=None, against_column=None))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with its default
     fn new(
         task: &str,
@@ -153,6 +154,7 @@ impl Options {
         max_messages: usize,
         shard: Option<(u64, u64)>,
         against: Option<std::path::PathBuf>,
+        against_column: Option<String>,
     ) -> PyResult<Options> {
         let value_error = |e: &dyn std::fmt::Display| PyValueError::new_err(e.to_string());
         let options = TaskOptions::default()
@@ -179,6 +181,7 @@ impl Options {
                 .transpose()
                 .map_err(|e| value_error(&e))?,
             against,
+            against_column,
         })
     }
 }
@@ -1243,6 +1246,7 @@ fn run_file<'py>(
         .solution_column(options.solution_column.clone())
         .keep_solution_column(options.keep_solution_column)
         .against(options.against.clone())
+        .against_column(options.against_column.clone())
         .threads(options.threads)
         .max_messages(options.max_messages)
         .shard(options.shard)

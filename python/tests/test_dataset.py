@@ -6,6 +6,7 @@ import random
 import subprocess
 
 import numpy as np
+import pytest
 
 import sudoku_batch as sb
 from conftest import puzzles_of, solves
@@ -101,3 +102,12 @@ def test_solve_file_keeps_every_column_of_a_sudoku_extreme_table(tmp_path):
     summary = sb.solve_file(src, deduped, task="dedupe", against=other)
     assert summary["against_unread"] == 1
     assert summary["against_first"] == f"{other}:2: invalid: expected 81 cells, found 1"
+    # The other file's puzzle column by name: its first column holds puzzles too.
+    split = tmp_path / "split.csv"
+    split.write_text(f"old,new\n{puzzles[5]},{puzzles[0]}\n")
+    summary = sb.solve_file(src, deduped, task="dedupe", against=split)
+    assert summary["duplicates"] == 1 and open(deduped).read().count("\n") == 20
+    summary = sb.solve_file(src, deduped, task="dedupe", against=split, against_column="new")
+    assert summary["duplicates"] == 1 and puzzles[0] not in open(deduped).read()
+    with pytest.raises(ValueError, match='no column named "nope"'):
+        sb.solve_file(src, deduped, task="dedupe", against=split, against_column="nope")

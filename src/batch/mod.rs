@@ -57,6 +57,8 @@ pub struct Config {
     /// `dedupe`: also drop records equivalent to any record of this file (train/test leakage);
     /// `-` reads it from stdin (the input must then be another file).
     pub against: Option<PathBuf>,
+    /// `dedupe --against`: the name of that file's puzzle column (else found as for the input).
+    pub against_column: Option<String>,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
     /// Hand at most this many messages about bad records to the observer (the rest are counted).
@@ -88,6 +90,7 @@ impl Config {
             column: None,
             solution_column: None,
             against: None,
+            against_column: None,
             threads: 0,
             max_messages: 20,
             shard: None,
@@ -125,6 +128,11 @@ impl Config {
     /// `dedupe`: also drops records equivalent to a record of this file.
     pub fn against(mut self, path: Option<PathBuf>) -> Self {
         self.against = path;
+        self
+    }
+    /// `dedupe --against`: names that file's puzzle column (a table's, or a CSV file's).
+    pub fn against_column(mut self, name: Option<String>) -> Self {
+        self.against_column = name;
         self
     }
     /// Sets the worker threads (0: one per core).
@@ -467,7 +475,10 @@ pub fn run(
     };
     // The classes of the other file go in first; its own records are not written anywhere.
     // Its format and columns are detected on their own: it may be laid out differently.
-    let mut pass = Config::new(task).threads(config.threads).max_messages(1);
+    let mut pass = Config::new(task)
+        .column(config.against_column.clone())
+        .threads(config.threads)
+        .max_messages(1);
     pass.engine = config.engine.clone();
     let sink = Output::writer("nowhere", io::sink());
     let against = match against.as_os_str() == "-" {
@@ -476,7 +487,17 @@ pub fn run(
     };
     let name = against.name();
     let mut first = FirstMessage(None);
-    let loaded = run_once(&pass, against, sink, &mut first, Some(&mut deduper))?;
+    let loaded =
+        run_once(&pass, against, sink, &mut first, Some(&mut deduper)).map_err(|e| match e {
+            BatchError::Format {
+                name,
+                source: FormatError::NoPuzzleColumn { names },
+            } => BatchError::Format {
+                name,
+                source: FormatError::NoAgainstPuzzleColumn { names },
+            },
+            e => e,
+        })?;
     let mut summary = run_once(config, input, output, observer, Some(&mut deduper))?;
     summary.against_unread = Some(loaded.tally.invalid);
     summary.against_first = first.0.map(|m| format!("{name}:{}: {}", m.line, m.problem));

@@ -123,6 +123,10 @@ pub enum Command {
         /// Also drop records equivalent to any record of FILE (for example a test split).
         #[arg(long, value_name = "FILE")]
         against: Option<PathBuf>,
+        /// The puzzle column of the --against file (CSV, Parquet, Arrow), when no usual name
+        /// says which it is; --column names the input's.
+        #[arg(long, value_name = "NAME", requires = "against")]
+        against_column: Option<String>,
     },
     /// Generate puzzles with exactly one solution each, reproducibly from a seed.
     ///
@@ -331,6 +335,10 @@ impl Command {
             .solution_column(self.solution_column())
             .against(match self {
                 Command::Dedupe { against, .. } => against.clone(),
+                _ => None,
+            })
+            .against_column(match self {
+                Command::Dedupe { against_column, .. } => against_column.clone(),
                 _ => None,
             })
             .threads(usize::from(common.threads))

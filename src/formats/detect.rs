@@ -86,6 +86,12 @@ pub enum FormatError {
         csv::PUZZLE_NAMES
     )]
     NoPuzzleColumn { names: Vec<String> },
+    /// [`FormatError::NoPuzzleColumn`] in `dedupe --against`'s file.
+    #[error(
+        "no puzzle column among the columns {names:?} (looked for {:?}); name it with --against-column",
+        csv::PUZZLE_NAMES
+    )]
+    NoAgainstPuzzleColumn { names: Vec<String> },
     #[error(
         "check needs a solution column; the columns {names:?} hold none of {:?} (name it with --solution-column)",
         csv::SOLUTION_NAMES

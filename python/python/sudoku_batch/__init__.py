@@ -536,6 +536,7 @@ def solve_file(
     exact: bool = False,
     against: Optional[Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]] = None,
     keep_solution_column: bool = False,
+    against_column: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Run the batch engine on a file, exactly as ``sudoku-batch TASK`` does.
 
@@ -550,7 +551,8 @@ def solve_file(
     ``"csv"``, ``"parquet"``, ``"arrow"``) names one. A binary input of another kind (gzip,
     ZIP, ...) is a ``ValueError``; for Parquet and Arrow, ``messages`` give row numbers. ``task`` is ``"solve"``, ``"count"`` (with ``limit``), ``"check"``
     (with ``unique``), ``"canon"``, ``"rate"`` (with ``samples`` and ``seed``), ``"grade"`` or
-    ``"dedupe"`` (with ``exact`` and ``against``, another file); ``column`` names a CSV
+    ``"dedupe"`` (with ``exact`` and ``against``, another file, whose puzzle column
+    ``against_column`` names when no usual name says which it is); ``column`` names a CSV
     puzzle column and ``solution_column`` its solution column, which ``"solve"`` fills in place
     unless ``keep_solution_column=True`` (then the answers go to a new ``solution`` column).
     ``shard=(k, n)`` answers only part ``k`` of ``n`` (1-based), as the CLI's ``--shard k/n``
@@ -595,5 +597,6 @@ def solve_file(
         max_messages=max_messages,
         shard=shard,
         against=None if against is None else os.fsdecode(against),
+        against_column=against_column,
     )
     return _native.run_file(os.fsdecode(input), os.fsdecode(output), options)

@@ -144,4 +144,5 @@ def solve_file(
     exact: bool = ...,
     against: Optional[_PathArg] = ...,
     keep_solution_column: bool = ...,
+    against_column: Optional[str] = ...,
 ) -> Dict[str, Any]: ...

@@ -40,7 +40,7 @@ __all__ = [
 class Options:
     """Everything a call may set: the task (solve, count, check, canon, rate, dedupe) and its
     options, threads (0: one per core), and for files the format, columns, message cap, shard
-    and dedupe's `against` file. Raises ValueError for an unknown task or format, a zero limit
+    and dedupe's `against` file and its puzzle column. Raises ValueError for an unknown task or format, a zero limit
     or sample count, or a shard that is not (k, n) with 1 <= k <= n."""
 
     def __new__(
@@ -65,6 +65,7 @@ class Options:
         max_messages: int = 20,
         shard: Optional[Tuple[int, int]] = None,
         against: Optional[str] = None,
+        against_column: Optional[str] = None,
     ) -> "Options": ...
 
 def run_list(
