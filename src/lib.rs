@@ -89,11 +89,21 @@ pub fn remove_temporary_files() {
 
 /// Writes `bytes` to `path` atomically, as a batch run writes its output: under a temporary
 /// name beside it, renamed into place once complete, so a full disk or a killed process never
-/// leaves a truncated file in place of the old one.
+/// leaves a truncated file in place of the old one. A device or pipe, or a file that is already
+/// this process's standard output or error, is written directly instead
+/// ([`output_written_directly`]).
 pub fn write_file_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut out = batch::output::Sink::file(path.to_path_buf())?;
     std::io::Write::write_all(&mut out, bytes)?;
     out.finish()
+}
+
+/// Whether an output path is written directly rather than replaced atomically: a device or
+/// pipe (`/dev/null`, a FIFO, a terminal), or a regular file already open for writing as this
+/// process's standard output or error (`-o /dev/stdout` with `> file`). A front end tells a user
+/// stopped by a signal that such an output holds a partial run.
+pub fn output_written_directly(path: &std::path::Path) -> bool {
+    batch::output::written_directly(path)
 }
 
 /// Prepares the atomic output of [`write_file_atomically`] and drops it unwritten, so that a

@@ -173,9 +173,10 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
         Output::Path(path) if !names_stdout(path) => {}
         _ => require_stdout()?,
     }
-    // stdout, or a path to a device or pipe, is written directly, not renamed into place.
+    // stdout, a path to a device or pipe, or the file stdout already is, is written directly,
+    // not renamed into place.
     cli::signals::output_is_stream(match &output {
-        Output::Path(path) => std::fs::metadata(path).is_ok_and(|m| !m.is_file()),
+        Output::Path(path) => sudoku_batch::output_written_directly(path),
         _ => true,
     });
     let progress = !common.quiet && std::io::stderr().is_terminal();
@@ -235,7 +236,7 @@ fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
     cli::signals::output_is_stream(
         args.output
             .as_ref()
-            .is_none_or(|path| std::fs::metadata(path).is_ok_and(|m| !m.is_file())),
+            .is_none_or(|path| sudoku_batch::output_written_directly(path)),
     );
     let output = match &args.output {
         None => {

@@ -314,3 +314,58 @@ fn an_output_that_is_the_shells_own_file_keeps_what_the_shell_wrote() {
     assert_eq!(log[1..21], log[21..41]);
     assert_eq!(entries(dir.path()), ["group.txt", "log.txt"]);
 }
+
+/// A stop while the answers go through the shell's own file (`-o /dev/stdout` with `> log`) says
+/// that the output written so far is incomplete, as for `-o -`: that file is written directly.
+/// And a descriptor open for reading only (`-o /dev/fd/3 3< file`) cannot take them: the file is
+/// replaced atomically, as any other.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stop_while_writing_the_shells_own_file_says_the_output_is_incomplete() {
+    let puzzles = std::fs::read(sample()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.txt");
+    let mut child = bin()
+        .args(["solve", "-q", "-j", "2", "-", "-o", "/dev/stdout"])
+        .stdin(Stdio::piped())
+        .stdout(std::fs::File::create(&log).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for _ in 0..2000 {
+        stdin.write_all(&puzzles).unwrap();
+    }
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    drop(stdin);
+    assert_eq!(status.code(), Some(130));
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(
+        err.contains("the output written so far is incomplete"),
+        "{err}"
+    );
+    assert_eq!(entries(dir.path()), ["log.txt"]);
+
+    let out = dir.path().join("read_only.txt");
+    std::fs::write(&out, "old\n").unwrap();
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(r#"exec "$0" solve -q "$1" -o /dev/fd/3 3< "$2""#)
+        .arg(env!("CARGO_BIN_EXE_sudoku-batch"))
+        .arg(sample())
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 20);
+}

@@ -17,9 +17,10 @@
 //!   (atomically, in the target's directory) and the link stays a link.
 //! - A destination that exists and is not a regular file (`/dev/null`, a FIFO, a terminal) is
 //!   written directly: renaming over it would replace the device or pipe with a plain file.
-//! - A regular file that is already this process's standard output or error (`-o /dev/stdout`
-//!   with `> file`) is written through that descriptor, as `-o -` would be: renaming over it
-//!   would lose what the shell writes to it before and after the run.
+//! - A regular file that is already this process's standard output or error, open for writing
+//!   (`-o /dev/stdout` with `> file`), is written through that descriptor, as `-o -` would be:
+//!   renaming over it would lose what the shell writes to it before and after the run. Like
+//!   any stream, it holds what was written when a run fails ([`written_directly`]).
 //! - A destination that is a directory, or a name that ends with `/` (a directory that does not
 //!   exist, or a file named as one), is refused at once, before any input is read.
 
@@ -285,6 +286,16 @@ fn link_unnamed(_file: &File, _to: &Path) -> io::Result<()> {
     unreachable!("unnamed files are made on Linux only")
 }
 
+/// Whether [`Sink::file`] writes `dest` directly rather than replacing it atomically: a device,
+/// a pipe, or a file already open for writing as standard output or error (see
+/// [`already_open`]). A run stopped there has written part of its output.
+pub fn written_directly(dest: &Path) -> bool {
+    match std::fs::metadata(dest) {
+        Ok(meta) => !meta.is_file() || already_open(dest, &meta).is_some(),
+        Err(_) => false,
+    }
+}
+
 /// A copy of this process's descriptor for the regular file `dest`, if standard output or
 /// error is that file, or `dest` names a descriptor (`/dev/fd/N`, `/proc/self/fd/N`) open on
 /// it: what `-o /dev/stdout` is when the shell sent standard output to a file (`> log`,
@@ -308,7 +319,15 @@ fn already_open(dest: &Path, meta: &std::fs::Metadata) -> Option<File> {
         if copy < 0 {
             return None;
         }
+        // SAFETY: `copy` is a new descriptor that nothing else owns.
         let file = unsafe { File::from_raw_fd(copy) };
+        // A descriptor open for reading only (`1< file`) cannot take the answers: the file is
+        // then replaced as any other.
+        // SAFETY: F_GETFL on the descriptor `file` owns.
+        let flags = unsafe { libc::fcntl(copy, libc::F_GETFL) };
+        if flags < 0 || flags & libc::O_ACCMODE == libc::O_RDONLY {
+            return None;
+        }
         let open = file.metadata().ok()?;
         (open.is_file() && open.dev() == meta.dev() && open.ino() == meta.ino()).then_some(file)
     })

@@ -421,8 +421,8 @@ pub struct BenchArgs {
 pub const EXIT_STATUS: [(&str, &str); 4] = [
     ("0", "every record answered (also an empty input, a closed output pipe, and bad records under --exit-zero)"),
     ("1", "some record unsolvable, invalid or (check) wrong, each still answered in its place; dedupe: a malformed record of the input or of --against; bench: a wrong answer"),
-    ("2", "usage or I/O error, said on stderr; an output file is never left half written"),
-    ("128+N", "stopped by signal N (130: Ctrl-C); an output file is never left half written"),
+    ("2", "usage or I/O error, said on stderr; an output file (not stdout, even by name) is never left half written"),
+    ("128+N", "stopped by signal N (130: Ctrl-C); an output file (not stdout, even by name) is never left half written"),
 ];
 
 fn exit_status_help() -> String {
