@@ -119,6 +119,16 @@ fn arrow_cast_to_strings(column: &dyn Array) -> Vec<Option<String>> {
     }
 }
 
+/// The first `n` of [`puzzles`] that are whole puzzles (neither of its bad rows).
+fn whole_puzzles(n: usize) -> Vec<String> {
+    puzzles()
+        .into_iter()
+        .flatten()
+        .filter(|p| p.len() == 81)
+        .take(n)
+        .collect()
+}
+
 /// The puzzles as a line-format file, and the answers as line-format output, for the checker.
 fn check_solutions(
     puzzles: &[Option<String>],
@@ -1093,12 +1103,7 @@ fn columns_of_bytes_and_dictionaries_are_read_filled_and_written_as_text() {
     use arrow_array::types::UInt32Type;
     use arrow_array::{BinaryArray, DictionaryArray};
     let dir = Dir::new();
-    let puzzles: Vec<String> = puzzles()
-        .into_iter()
-        .flatten()
-        .filter(|p| p.len() == 81)
-        .take(50)
-        .collect();
+    let puzzles = whole_puzzles(50);
     let texts: Vec<&str> = puzzles.iter().map(String::as_str).collect();
 
     // Bytes: the CSV output holds the puzzles and solutions as text, and reads back.
@@ -1192,12 +1197,7 @@ fn columns_of_bytes_and_dictionaries_are_read_filled_and_written_as_text() {
 fn csv_output_keeps_zoned_timestamps_and_refuses_nested_columns_up_front() {
     use arrow_array::{ListArray, StructArray, TimestampMicrosecondArray};
     let dir = Dir::new();
-    let puzzles: Vec<String> = puzzles()
-        .into_iter()
-        .flatten()
-        .filter(|p| p.len() == 81)
-        .take(3)
-        .collect();
+    let puzzles = whole_puzzles(3);
     let texts: Vec<&str> = puzzles.iter().map(String::as_str).collect();
     let at = TimestampMicrosecondArray::from(vec![1_704_164_645_000_000; 3]);
     let columns = [
@@ -1286,12 +1286,7 @@ fn csv_output_keeps_zoned_timestamps_and_refuses_nested_columns_up_front() {
 #[test]
 fn dedupe_against_a_table_without_a_usual_name_points_to_against_column() {
     let dir = Dir::new();
-    let puzzles: Vec<String> = puzzles()
-        .into_iter()
-        .flatten()
-        .filter(|p| p.len() == 81)
-        .take(4)
-        .collect();
+    let puzzles = whole_puzzles(4);
     let input = dir.path("train.txt");
     std::fs::write(&input, puzzles.join("\n") + "\n").unwrap();
     let against = dir.path("split.parquet");

@@ -26,6 +26,38 @@ fn entries(dir: &Path) -> Vec<String> {
     names
 }
 
+/// Runs `command` reading `puzzles` 2,000 times over from a pipe that stays open (so the run is
+/// certainly under way), sends it `signal` after 300 ms, and returns its status and stderr.
+fn stopped_mid_run(
+    mut command: Command,
+    puzzles: &[u8],
+    signal: i32,
+) -> (std::process::ExitStatus, String) {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for _ in 0..2000 {
+        stdin.write_all(puzzles).unwrap();
+    }
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+    let status = child.wait().unwrap();
+    drop(stdin);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status, err)
+}
+
 #[test]
 fn a_signal_mid_run_leaves_no_file_and_exits_128_plus_n() {
     let puzzles = std::fs::read(sample()).unwrap();
@@ -37,32 +69,10 @@ fn a_signal_mid_run_leaves_no_file_and_exits_128_plus_n() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out.txt");
-        // Input from a pipe that stays open: the run is certainly under way when the signal comes.
-        let mut child = bin()
-            .args(["solve", "-q", "-j", "2", "-", "-o"])
-            .arg(&out)
-            .stdin(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        for _ in 0..2000 {
-            stdin.write_all(&puzzles).unwrap();
-        }
-        stdin.flush().unwrap();
-        std::thread::sleep(Duration::from_millis(300));
-        // SAFETY: kill(2) on our own child's pid.
-        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
-        let status = child.wait().unwrap();
-        drop(stdin);
+        let mut solve = bin();
+        solve.args(["solve", "-q", "-j", "2", "-", "-o"]).arg(&out);
+        let (status, err) = stopped_mid_run(solve, &puzzles, signal);
         assert_eq!(status.code(), code, "signal {signal}");
-        let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
         if let Some(code) = code {
             let name = match code {
                 130 => "SIGINT",
@@ -325,31 +335,12 @@ fn a_stop_while_writing_the_shells_own_file_says_the_output_is_incomplete() {
     let puzzles = std::fs::read(sample()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("log.txt");
-    let mut child = bin()
+    let mut solve = bin();
+    solve
         .args(["solve", "-q", "-j", "2", "-", "-o", "/dev/stdout"])
-        .stdin(Stdio::piped())
-        .stdout(std::fs::File::create(&log).unwrap())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for _ in 0..2000 {
-        stdin.write_all(&puzzles).unwrap();
-    }
-    stdin.flush().unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    // SAFETY: kill(2) on our own child's pid.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let status = child.wait().unwrap();
-    drop(stdin);
+        .stdout(std::fs::File::create(&log).unwrap());
+    let (status, err) = stopped_mid_run(solve, &puzzles, libc::SIGINT);
     assert_eq!(status.code(), Some(130));
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
     assert!(
         err.contains("the output written so far is incomplete"),
         "{err}"
