@@ -184,6 +184,18 @@ pub(crate) const CELL_UNITS: [[u8; 3]; CELLS] = {
     t
 };
 
+/// Per cell, its three units (`CELL_UNITS`) as bits of one mask.
+const CELL_UNIT_BITS: [u32; CELLS] = {
+    let mut t = [0; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let [row, column, square] = CELL_UNITS[c];
+        t[c] = 1 << row | 1 << column | 1 << square;
+        c += 1;
+    }
+    t
+};
+
 /// Bit `i` set where cell `i` holds a digit: sparse grids are walked by their givens alone.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline]
@@ -394,20 +406,19 @@ impl Grid {
     pub fn first_clash(&self) -> Option<Clash> {
         // Most grids have no clash: one pass over the givens alone says so, and only a grid
         // with a clash is walked again to name it.
-        let mut seen = [0u16; 27];
+        // Per digit, the units it was seen in, one bit each (`CELL_UNIT_BITS`).
+        let mut seen = [0u32; 10];
         let givens = givens_mask(&self.cells);
         for (base, mut half) in [(0, givens as u64), (64, (givens >> 64) as u64)] {
             while half != 0 {
                 let i = base + half.trailing_zeros() as usize;
                 half &= half - 1;
-                let bit = 1u16 << self.cells[i];
-                let [row, column, square] = CELL_UNITS[i].map(usize::from);
-                if (seen[row] | seen[column] | seen[square]) & bit != 0 {
+                let units = CELL_UNIT_BITS[i];
+                let seen = &mut seen[usize::from(self.cells[i])];
+                if *seen & units != 0 {
                     return self.name_first_clash();
                 }
-                seen[row] |= bit;
-                seen[column] |= bit;
-                seen[square] |= bit;
+                *seen |= units;
             }
         }
         None

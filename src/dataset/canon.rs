@@ -30,13 +30,13 @@
 //! cuts the branch; smaller makes it the new best and drops the candidates kept for this row.
 //! Blank columns stay grouped instead of multiplying the candidates, so on sparse puzzles only a
 //! handful of candidates survive each row. Two cheap steps keep sparse rows cheap: the groups of
-//! blanks up to the group of the next given are passed over in one step, and before a row is
-//! produced at all, its leading blanks (each group's blanks come first) are counted from bit
-//! masks: fewer than the best row's, and the row loses at its first given, so it is skipped
-//! (most rows tried are). A table lookup does the first cut: the stack order is fixed by the
-//! first row, so the most leading blanks a row can have in it (its blank stacks, then the
-//! blanks of the next stack) is known per stack order and row of givens; only the rows that
-//! pass it are counted group by group.
+//! blanks up to the group of the next given are passed over in one step, and before any row is
+//! produced, every (candidate, source row) pair's leading blanks (each group's blanks come
+//! first) are counted from bit masks, and only the pairs with the most are produced: the others
+//! lose at their first given (most pairs do). A table lookup does the first cut: the stack order
+//! is fixed by the first row, so the most leading blanks a row can have in it (its blank stacks,
+//! then the blanks of the next stack) is known per stack order and row of givens; only the rows
+//! that reach the most so far are counted group by group.
 //!
 //! The first row has a shortcut: a row that repeats no digit is labelled 1, 2, 3, ... left to
 //! right whatever the column order, so its best output is decided by its blank pattern alone
@@ -181,6 +181,108 @@ const ORDER_COLS: [[[u8; 9]; 2]; 6] = {
     }
     table
 };
+
+/// Per row of givens (9 bits) with at most one given per stack: which column of each stack
+/// holds it (`0` for none, else 1 + the column in the stack), two bits per stack: the index of
+/// its entry in [`DIRECT_ROWS`]. Other rows map to 0 and are never looked up.
+const DIRECT_CODE: [u8; 512] = {
+    let mut table = [0; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        let mut code = 0;
+        let mut s = 0;
+        while s < 3 {
+            let m: usize = mask >> (3 * s) & 0b111;
+            if m.count_ones() == 1 {
+                code |= (m.trailing_zeros() as u8 + 1) << (2 * s);
+            }
+            s += 1;
+        }
+        table[mask] = code;
+        mask += 1;
+    }
+    table
+};
+
+/// The candidate of a first row with at most one given per stack, in one stack order
+/// ([`Canonicalizer::first_row_direct`]): the columns and groups with each stack's blanks first
+/// (in their order, as one group) and its given last, and the source columns of the givens in
+/// output order, which take labels 1, 2, 3.
+#[derive(Clone, Copy)]
+struct DirectRow {
+    cols: [u8; 9],
+    pos: [u8; 9],
+    breaks: u16,
+    givens: [u8; 3],
+    count: u8,
+}
+
+/// [`DirectRow`] per stack order `PERMS3[i]` and [`DIRECT_CODE`].
+const DIRECT_ROWS: [[DirectRow; 64]; 6] = {
+    let empty = DirectRow {
+        cols: [0; 9],
+        pos: [0; 9],
+        breaks: STACK_BREAKS,
+        givens: [0; 3],
+        count: 0,
+    };
+    let mut table = [[empty; 64]; 6];
+    let mut i = 0;
+    while i < 6 {
+        let mut code = 0;
+        while code < 64 {
+            let mut row = empty;
+            row.cols = ORDER_COLS[i][0];
+            row.pos = ORDER_COLS[i][1];
+            let mut k = 0;
+            while k < 3 {
+                let s = PERMS3[i][k] as usize;
+                let j = code >> (2 * s) & 0b11;
+                if j != 0 {
+                    // The given in column j - 1 of the stack goes last, the other two first.
+                    let given = j - 1;
+                    let mut q = 3 * k;
+                    let mut t = 0;
+                    while t < 3 {
+                        if t != given {
+                            row.cols[q] = (3 * s + t) as u8;
+                            row.pos[3 * s + t] = q as u8;
+                            q += 1;
+                        }
+                        t += 1;
+                    }
+                    row.cols[3 * k + 2] = (3 * s + given) as u8;
+                    row.pos[3 * s + given] = (3 * k + 2) as u8;
+                    row.breaks |= 1 << (3 * k + 1);
+                    row.givens[row.count as usize] = (3 * s + given) as u8;
+                    row.count += 1;
+                }
+                k += 1;
+            }
+            table[i][code] = row;
+            code += 1;
+        }
+        i += 1;
+    }
+    table
+};
+
+/// The output of every first row built by [`Canonicalizer::first_row_direct`] with key `key`
+/// ([`FIRST_ROW_KEY`], each count at most 1): per stack in output order, three blanks, or two
+/// blanks and the next label.
+fn first_row_direct_output(key: u8) -> BestRow {
+    let mut best = BestRow::UNDECIDED;
+    let mut label = 1;
+    for k in 0..3 {
+        let count = key >> (4 - 2 * k) & 0b11;
+        best.0[3 * k..3 * k + 3].fill(0);
+        if count == 1 {
+            best.0[3 * k + 2] = label;
+            label += 1;
+        }
+    }
+    best
+}
 
 /// A partial transform whose output so far equals the best output so far.
 #[derive(Clone, Copy)]
@@ -384,6 +486,8 @@ pub struct Canonicalizer {
     cur: Vec<Cand>,
     /// Candidates that produce the best output row being built.
     next: Vec<Cand>,
+    /// The (candidate, source row, givens' output columns) pairs to produce for the next row.
+    pairs: Vec<(u32, u8, u16)>,
     /// The best output row being built.
     best: BestRow,
     /// Scratch space for solution grids.
@@ -405,6 +509,7 @@ impl Canonicalizer {
             givens: [[0; 9]; 2],
             cur: Vec::new(),
             next: Vec::new(),
+            pairs: Vec::new(),
             best: BestRow::UNDECIDED,
             solutions: SolutionCanonicalizer::default(),
         }
@@ -516,6 +621,7 @@ impl Canonicalizer {
                         }
                     }
                     if direct {
+                        self.best = first_row_direct_output(key);
                         self.first_row_direct(grid, row, i);
                         continue;
                     }
@@ -531,7 +637,9 @@ impl Canonicalizer {
                         pos,
                         map: [0; 10],
                     };
-                    self.start_row(&cand, row);
+                    if let Some((_, out)) = self.lead(&cand, row, self.best.leading_blanks()) {
+                        self.start_row(&cand, row, out);
+                    }
                 }
             }
         }
@@ -541,24 +649,40 @@ impl Canonicalizer {
         cur.clear();
         std::mem::swap(&mut cur, &mut self.next);
 
-        // Output rows 1 to 8: every unused row allowed by the band structure.
+        // Output rows 1 to 8: every unused row allowed by the band structure. The best output
+        // row starts with the most leading blanks any (candidate, row) pair can have, so a first
+        // pass keeps only the pairs that reach that many, and only those are produced: pairs
+        // produced in arbitrary order would often be beaten on leading blanks by a later one.
+        let mut pairs = std::mem::take(&mut self.pairs);
         for r in 1..9 {
             self.best = BestRow::UNDECIDED;
             self.next.clear();
-            for cand in &cur {
-                let new_band = matches!(r, 3 | 6);
+            pairs.clear();
+            let mut most = 0;
+            let new_band = matches!(r, 3 | 6);
+            for (i, cand) in cur.iter().enumerate() {
                 let (grid, band) = (cand.grid as usize, cand.band as usize);
                 let mut rows = self.rows_to_try(grid, cand.rows_used, new_band, band);
                 while rows != 0 {
                     let row = rows.trailing_zeros() as usize;
                     rows &= rows - 1;
-                    self.start_row(cand, row);
+                    if let Some((lead, out)) = self.lead(cand, row, most) {
+                        if lead > most {
+                            most = lead;
+                            pairs.clear();
+                        }
+                        pairs.push((i as u32, row as u8, out));
+                    }
                 }
+            }
+            for &(i, row, out) in &pairs {
+                self.start_row(&cur[i as usize], usize::from(row), out);
             }
             out[r * 9..r * 9 + 9].copy_from_slice(&self.best.row());
             std::mem::swap(&mut cur, &mut self.next);
         }
         self.cur = cur;
+        self.pairs = pairs;
         Grid::from_values(out)
     }
 
@@ -566,48 +690,28 @@ impl Canonicalizer {
     /// in stack order `PERMS3[order]`, for a row with at most one given per stack in a grid
     /// where no row repeats a digit (the usual first row of a sparse puzzle). Such a row labels
     /// its givens 1, 2, 3, ... left to right, so every first row with the smallest key gives the
-    /// same output, and `start_row` would only confirm it: here each stack with a given puts
-    /// its two blanks first, in their order, as one group, then the given.
+    /// same output ([`first_row_direct_output`]), and `start_row` would only confirm it: here
+    /// each stack with a given puts its two blanks first, in their order, as one group, then the
+    /// given ([`DIRECT_ROWS`]).
     fn first_row_direct(&mut self, grid: usize, row: usize, order: usize) {
-        /// Per column of a stack, the other two, in order.
-        const OTHERS: [[usize; 2]; 3] = [[1, 2], [0, 2], [0, 1]];
         let mask = usize::from(self.givens[grid][row]);
-        let [mut cols, mut pos] = ORDER_COLS[order];
+        let direct = &DIRECT_ROWS[order][usize::from(DIRECT_CODE[mask])];
         let mut cand = Cand {
             grid: grid as u8,
             stacks: order as u8,
             band: (row / 3) as u8,
             rows_used: 1 << row,
-            breaks: STACK_BREAKS,
+            breaks: direct.breaks,
             next_label: 1,
-            cols,
-            pos,
+            cols: direct.cols,
+            pos: direct.pos,
             map: [0; 10],
         };
-        let mut best = BestRow([0; 16]);
-        best.0[9..].fill(u8::MAX);
-        for (k, &s) in PERMS3[order].iter().enumerate() {
-            let s = usize::from(s);
-            let m = mask >> (3 * s) & 0b111;
-            if m == 0 {
-                continue;
-            }
-            let j = m.trailing_zeros() as usize;
-            for (q, t) in [3 * k, 3 * k + 1].into_iter().zip(OTHERS[j]) {
-                cols[q] = (3 * s + t) as u8;
-                pos[3 * s + t] = q as u8;
-            }
-            cols[3 * k + 2] = (3 * s + j) as u8;
-            pos[3 * s + j] = (3 * k + 2) as u8;
-            cand.breaks |= 1 << (3 * k + 1);
-            let d = self.grids[grid][row * 9 + 3 * s + j];
-            cand.map[usize::from(d)] = cand.next_label;
-            best.0[3 * k + 2] = cand.next_label;
+        let values = &self.grids[grid][row * 9..row * 9 + 9];
+        for &col in &direct.givens[..usize::from(direct.count)] {
+            cand.map[usize::from(values[usize::from(col)])] = cand.next_label;
             cand.next_label += 1;
         }
-        cand.cols = cols;
-        cand.pos = pos;
-        self.best = best;
         self.next.push(cand);
     }
 
@@ -641,17 +745,15 @@ impl Canonicalizer {
         rows
     }
 
-    /// Extends `cand` with source row `row` as the next output row.
+    /// The most leading blanks source row `row` can have as the next output row of `cand`, and
+    /// the output columns of its givens; `None` if that is fewer than `at_least`. The row's best
+    /// arrangement puts the blanks of each group first, so its first given is at the end of the
+    /// first group holding one, minus that group's givens.
     #[inline(always)]
-    fn start_row(&mut self, cand: &Cand, row: usize) {
-        // Most rows lose to the best row on its leading blanks: the row's best arrangement puts
-        // the blanks of each group first, so its first given is at the end of the first group
-        // holding one, minus that group's givens. Before it the best row has only blanks, and a
-        // blank there beats this row's given whatever follows.
+    fn lead(&self, cand: &Cand, row: usize, at_least: u32) -> Option<(u32, u16)> {
         let mask = self.givens[cand.grid as usize][row];
-        let lead_best = self.best.leading_blanks();
-        if u32::from(STACK_LEAD[usize::from(cand.stacks)][usize::from(mask)]) < lead_best {
-            return; // fewer leading blanks in any column order inside the stacks
+        if u32::from(STACK_LEAD[usize::from(cand.stacks)][usize::from(mask)]) < at_least {
+            return None; // fewer leading blanks in any column order inside the stacks
         }
         let mut out = 0u16;
         let mut m = mask;
@@ -659,16 +761,22 @@ impl Canonicalizer {
             out |= 1 << cand.pos[m.trailing_zeros() as usize];
             m &= m - 1;
         }
-        if out != 0 && lead_best > 0 {
-            let first = out.trailing_zeros();
-            let before = cand.breaks & ((1 << first) - 1);
-            let start = 16 - before.leading_zeros();
-            let end = first + (cand.breaks >> first).trailing_zeros();
-            let in_group = (out >> start) & ((1 << (end - start + 1)) - 1);
-            if end + 1 - u32::from(ONES[in_group as usize]) < lead_best {
-                return;
-            }
+        if out == 0 {
+            return Some((9, 0));
         }
+        let first = out.trailing_zeros();
+        let before = cand.breaks & ((1 << first) - 1);
+        let start = 16 - before.leading_zeros();
+        let end = first + (cand.breaks >> first).trailing_zeros();
+        let in_group = (out >> start) & ((1 << (end - start + 1)) - 1);
+        let lead = end + 1 - u32::from(ONES[in_group as usize]);
+        (lead >= at_least).then_some((lead, out))
+    }
+
+    /// Extends `cand` with source row `row` as the next output row; `out` has the output columns
+    /// of its givens (from [`Canonicalizer::lead`]).
+    #[inline(always)]
+    fn start_row(&mut self, cand: &Cand, row: usize, out: u16) {
         let g = &self.grids[cand.grid as usize];
         let mut values = [0u8; 9];
         values.copy_from_slice(&g[row * 9..row * 9 + 9]);
