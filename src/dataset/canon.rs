@@ -338,7 +338,7 @@ impl BestRow {
     const UNDECIDED: BestRow = BestRow([u8::MAX; 16]);
 
     #[inline]
-    fn at(self, p: usize) -> u8 {
+    fn at(&self, p: usize) -> u8 {
         self.0[p]
     }
 
@@ -427,6 +427,9 @@ impl Twins {
             }
             let mut twins = [0u16; 9];
             let mut bands = [0u8; 3];
+            if blank == 0 {
+                return (twins, bands, false);
+            }
             let mut blank_bands = 0u8;
             let mut left = blank;
             while left != 0 {
