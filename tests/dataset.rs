@@ -560,6 +560,37 @@ fn dedupe_against_a_file_with_bad_records_says_so() {
     assert!(text(&out.stderr).contains(&says), "{}", text(&out.stderr));
 }
 
+/// The other file's puzzle column, found by its data, is named before the run as the input's is,
+/// and in the JSON summary.
+#[test]
+fn dedupe_against_says_which_column_its_data_chose() {
+    let p = shipped(3);
+    let dir = tempfile::tempdir().unwrap();
+    let against = dir.path().join("split.csv");
+    std::fs::write(&against, format!("id,a,b\n1,{},x\n", p[0])).unwrap();
+    let input = dir.path().join("train.txt");
+    std::fs::write(&input, p.join("\n")).unwrap();
+    let out = bin()
+        .args(["dedupe", "--stats", "json", "--against"])
+        .arg(&against)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), p[1..].join("\n") + "\n");
+    let stderr = text(&out.stderr);
+    let note =
+        "format: csv (the header names no puzzle column, but column \"a\" holds 81-cell puzzles)";
+    let says = format!("--against {}: {note}", against.display());
+    assert!(stderr.lines().any(|l| l == says), "{stderr}");
+    let json = stderr
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .expect("a JSON summary");
+    let summary: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(summary["against_note"], note, "{json}");
+}
+
 /// `--against-column` names the other file's puzzle column, where `--column` names the input's.
 #[test]
 fn dedupe_against_names_the_other_files_column() {

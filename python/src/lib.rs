@@ -1296,6 +1296,7 @@ fn run_file<'py>(
     d.set_item("duplicates", t.duplicates)?;
     d.set_item("against_unread", summary.against_unread)?;
     d.set_item("against_first", summary.against_first.as_deref())?;
+    d.set_item("against_note", summary.against_note.as_deref())?;
     d.set_item("filled_column", summary.filled_column)?;
     d.set_item("replaced", t.replaced)?;
     d.set_item("seconds", summary.seconds)?;

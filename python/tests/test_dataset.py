@@ -95,6 +95,7 @@ def test_solve_file_keeps_every_column_of_a_sudoku_extreme_table(tmp_path):
     summary = sb.solve_file(src, deduped, task="dedupe", against=src)
     assert summary["duplicates"] == 20
     assert summary["against_unread"] == 0 and summary["against_first"] is None
+    assert summary["against_note"] is None
     assert open(deduped).read() == "source,question,answer,rating\n"
     # A malformed record of the other file is counted and the first named by file and line.
     other = tmp_path / "other.txt"
@@ -107,6 +108,8 @@ def test_solve_file_keeps_every_column_of_a_sudoku_extreme_table(tmp_path):
     split.write_text(f"old,new\n{puzzles[5]},{puzzles[0]}\n")
     summary = sb.solve_file(src, deduped, task="dedupe", against=split)
     assert summary["duplicates"] == 1 and open(deduped).read().count("\n") == 20
+    # Two columns of puzzles and no usual name: the first is taken, and the note says so.
+    assert '"old"' in summary["against_note"], summary["against_note"]
     summary = sb.solve_file(src, deduped, task="dedupe", against=split, against_column="new")
     assert summary["duplicates"] == 1 and puzzles[0] not in open(deduped).read()
     with pytest.raises(ValueError, match='no column named "nope"'):

@@ -351,6 +351,10 @@ pub struct Summary {
     /// `dedupe --against`: the first of those records, as `file:line: problem`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub against_first: Option<String>,
+    /// `dedupe --against`: why that file's format or puzzle column was chosen, when detection
+    /// weighed one reading against another (as [`Observer::start`]'s note for the input).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub against_note: Option<String>,
     /// `solve` on a table: the input's solution column that the answers were written into, in
     /// place of its values.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -486,7 +490,7 @@ pub fn run(
         false => Input::Path(against.clone()),
     };
     let name = against.name();
-    let mut first = FirstMessage(None);
+    let mut first = AgainstPass::default();
     let loaded =
         run_once(&pass, against, sink, &mut first, Some(&mut deduper)).map_err(|e| match e {
             BatchError::Format {
@@ -498,19 +502,34 @@ pub fn run(
             },
             e => e,
         })?;
+    if let Some(note) = &first.note {
+        observer.status(&format!("--against {name}: {note}"));
+    }
     let mut summary = run_once(config, input, output, observer, Some(&mut deduper))?;
+    summary.against_note = first.note;
     summary.against_unread = Some(loaded.tally.invalid);
-    summary.against_first = first.0.map(|m| format!("{name}:{}: {}", m.line, m.problem));
+    summary.against_first = first
+        .message
+        .map(|m| format!("{name}:{}: {}", m.line, m.problem));
     Ok(summary)
 }
 
-/// Keeps the first message of a run.
-struct FirstMessage(Option<Message>);
+/// What the `dedupe --against` pass reports: why its file's format or puzzle column was chosen,
+/// and its first message.
+#[derive(Default)]
+struct AgainstPass {
+    note: Option<String>,
+    message: Option<Message>,
+}
 
-impl Observer for FirstMessage {
+impl Observer for AgainstPass {
+    fn start(&mut self, _work: Work, note: Option<&str>) {
+        self.note = note.map(str::to_owned);
+    }
+
     fn message(&mut self, message: &Message) {
-        if self.0.is_none() {
-            self.0 = Some(*message);
+        if self.message.is_none() {
+            self.message = Some(*message);
         }
     }
 }
@@ -674,6 +693,7 @@ fn run_once(
         messages_not_shown: written.messages_not_shown,
         against_unread: None,
         against_first: None,
+        against_note: None,
         filled_column: opened.filled.clone(),
     })
 }

@@ -570,6 +570,7 @@ impl Run<'_> {
             messages_not_shown: written.messages_not_shown,
             against_unread: None,
             against_first: None,
+            against_note: None,
             filled_column,
         })
     }

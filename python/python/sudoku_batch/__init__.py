@@ -561,7 +561,8 @@ def solve_file(
     Returns the run summary as a ``dict``: ``records``, ``solved``, ``unsolvable``,
     ``invalid``, ``wrong``, ``unique``, ``multiple``, ``duplicates``, ``against_unread`` (dedupe
     with ``against``: malformed records of that file, else ``None``), ``against_first`` (the
-    first of them as ``"file:line: problem"``, else ``None``), ``filled_column`` (the
+    first of them as ``"file:line: problem"``, else ``None``), ``against_note`` (as ``note``,
+    for that file), ``filled_column`` (the
     input's solution column that ``"solve"`` filled in place, else ``None``), ``seconds``, ``puzzles_per_second``,
     ``format``, ``threads``, ``note`` (what the CLI says on stderr before the run: why the
     format or puzzle column was chosen when that was not plain, or that a line input goes to a
