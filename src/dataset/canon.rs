@@ -30,8 +30,8 @@
 //! cuts the branch; smaller makes it the new best and drops the candidates kept for this row.
 //! Blank columns stay grouped instead of multiplying the candidates, so on sparse puzzles only a
 //! handful of candidates survive each row. Two cheap steps keep sparse rows cheap: the groups of
-//! blanks up to the group of the next given are passed over in one step, and before any row is
-//! produced, every (candidate, source row) pair's leading blanks (each group's blanks come
+//! blanks up to the group of the next given are passed over in one step, and before each of
+//! output rows 1 to 8 is produced, every (candidate, source row) pair's leading blanks (each group's blanks come
 //! first) are counted from bit masks, and only the pairs with the most are produced: the others
 //! lose at their first given (most pairs do). A table lookup does the first cut: the stack order
 //! is fixed by the first row, so the most leading blanks a row can have in it (its blank stacks,
@@ -184,7 +184,8 @@ const ORDER_COLS: [[[u8; 9]; 2]; 6] = {
 
 /// Per row of givens (9 bits) with at most one given per stack: which column of each stack
 /// holds it (`0` for none, else 1 + the column in the stack), two bits per stack: the index of
-/// its entry in [`DIRECT_ROWS`]. Other rows map to 0 and are never looked up.
+/// its entry in [`DIRECT_ROWS`]. In other rows a stack with two or three givens counts as
+/// empty; they are never looked up.
 const DIRECT_CODE: [u8; 512] = {
     let mut table = [0; 512];
     let mut mask = 0;
@@ -591,7 +592,14 @@ impl Canonicalizer {
                 any_repeats |= repeats;
             }
         }
-        self.best = BestRow::UNDECIDED;
+        // No row repeats a digit, and the rows with the smallest key have at most one given per
+        // stack (its largest count is at most 1): their candidates are built directly, and all
+        // give the same output.
+        let direct = !any_repeats && min_key & 0b11 <= 1;
+        self.best = match direct {
+            true => first_row_direct_output(min_key),
+            false => BestRow::UNDECIDED,
+        };
         self.next.clear();
         for grid in 0..grids {
             let rows = self.rows_to_try(grid, 0, true, 0);
@@ -605,9 +613,6 @@ impl Canonicalizer {
                     CLASH => 0b11_1111,
                     _ => SORTING_ORDERS[usize::from(self.givens[grid][row])],
                 };
-                // No row repeats a digit, and this one has at most one given per stack (its
-                // key's largest count is at most 1): its candidates are built directly.
-                let direct = !any_repeats && key & 0b11 <= 1;
                 while orders != 0 {
                     let i = orders.trailing_zeros() as usize;
                     orders &= orders - 1;
@@ -624,7 +629,6 @@ impl Canonicalizer {
                         }
                     }
                     if direct {
-                        self.best = first_row_direct_output(key);
                         self.first_row_direct(grid, row, i);
                         continue;
                     }
@@ -674,6 +678,7 @@ impl Canonicalizer {
                             most = lead;
                             pairs.clear();
                         }
+                        // At most 3,359,232 candidates (one per transform): a u32 holds any.
                         pairs.push((i as u32, row as u8, out));
                     }
                 }
