@@ -482,48 +482,66 @@ pub fn explain_with_options(
 /// When the ladder asks the solver about the puzzle.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Solve {
-    /// Before any step, so that no step is handed over for a puzzle without a solution.
+    /// Before any step (a first solution), so that no step is handed over for a puzzle
+    /// without a solution; the solutions are counted when needed, as below.
     First,
-    /// When a rung first needs the answer: the uniqueness rungs (is the puzzle unique?) and
-    /// the rungs that assume candidates (the solution); or when the board dies or a placement
-    /// clashes, which happens only to a puzzle without a solution. A ladder that places every
-    /// cell without them needs no solver: its steps are deductions that hold in every
-    /// solution, and it ends on a full grid of checked placements, so that grid is the one
-    /// solution.
+    /// When a rung first needs the answer: the uniqueness rungs once they find something (is
+    /// the puzzle unique?), the rungs that assume candidates (the solution), a ladder that
+    /// stops short of a full grid (is the puzzle unique?); or when the board dies or a
+    /// placement clashes, which happens only to a puzzle without a solution. A ladder that
+    /// places every cell without them needs no solver: its steps are deductions that hold in
+    /// every solution, and it ends on a full grid of checked placements, so that grid is the
+    /// one solution.
     WhenNeeded,
 }
 
 /// The solver's answer about the graded puzzle, found when first asked for.
-struct Answer<'a> {
-    puzzle: &'a Grid,
-    /// Whether the puzzle is unique, once the solver has run and found a solution (`None`
-    /// before: [`Answer::unique`] runs it).
+///
+/// The solver is asked about the board the ladder has reached, with the cells it has placed
+/// as givens: those placements hold in every solution of the puzzle, so that grid has the
+/// puzzle's solutions, and far fewer branches to search than the puzzle itself.
+struct Answer {
+    /// Whether the puzzle is unique, once counted (`None` before: [`Answer::unique`] counts).
     counted: Option<bool>,
+    /// Whether `known` holds a solution.
+    solved: bool,
     /// A solution's cells, by digit, once the solver has run.
     known: [u128; 9],
 }
 
-impl Answer<'_> {
+impl Answer {
     /// Whether the puzzle is unique; `None` if it has no solution.
     #[inline]
-    fn unique(&mut self) -> Option<bool> {
-        match self.counted {
-            Some(unique) => Some(unique),
-            None => self.solve(),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn solve(&mut self) -> Option<bool> {
-        let mut solution = Grid::EMPTY;
-        let found = solver::count_into(self.puzzle, 2, &mut solution);
-        if found == 0 {
+    fn unique(&mut self, state: &State) -> Option<bool> {
+        if self.counted.is_none() && !self.solve(state, 2) {
             return None;
         }
-        self.known = solution_by_digit(&solution);
-        self.counted = Some(found == 1);
         self.counted
+    }
+
+    /// A solution, in `known`; `None` if the puzzle has none. Cheaper than [`Answer::unique`]:
+    /// the search stops at the first solution.
+    #[inline]
+    fn solution(&mut self, state: &State) -> Option<()> {
+        (self.solved || self.solve(state, 1)).then_some(())
+    }
+
+    /// Searches for up to `limit` solutions (1 or 2) of `state`'s placements: whether there is
+    /// one.
+    #[cold]
+    #[inline(never)]
+    fn solve(&mut self, state: &State, limit: u32) -> bool {
+        let mut solution = Grid::EMPTY;
+        let found = solver::count_into(&Grid::from_values(state.value), limit, &mut solution);
+        if found == 0 {
+            return false;
+        }
+        self.known = solution_by_digit(&solution);
+        self.solved = true;
+        if limit == 2 {
+            self.counted = Some(found == 1);
+        }
+        true
     }
 }
 
@@ -534,15 +552,15 @@ fn ladder(
     step: &mut dyn FnMut(&Step),
     solve: Solve,
 ) -> Option<Grade> {
+    let mut state = State::new(puzzle)?;
     let mut answer = Answer {
-        puzzle,
         counted: None,
+        solved: false,
         known: [0; 9],
     };
     if solve == Solve::First {
-        answer.unique()?;
+        answer.solution(&state)?;
     }
-    let mut state = State::new(puzzle)?;
     let mut grade = Grade {
         hardest: None,
         tenths: 0,
@@ -558,21 +576,18 @@ fn ladder(
         buf.clear();
         // Whether this round's board is known to be alive (see below): always, once the
         // puzzle is known to have a solution.
-        let mut alive = answer.counted.is_some();
+        let mut alive = answer.solved;
         for &rung in Rung::ALL {
             let known = match rung {
-                Rung::UniqueRectangle | Rung::Bug => {
-                    if !answer.unique()? {
-                        continue; // the ladder without them: `Rung::NOT_UNIQUE`
-                    }
-                    alive = true;
-                    &NONE_KNOWN
-                }
+                // The ladder without them (`Rung::NOT_UNIQUE`) once the puzzle is known to have
+                // several solutions; until then, they are looked for, and what they find is
+                // kept only if the puzzle is unique (below).
+                Rung::UniqueRectangle | Rung::Bug if answer.counted == Some(false) => continue,
                 // A solution's cells, by digit: assuming one of its candidates can never end
                 // in a contradiction, so the rungs that assume each candidate in turn pass
                 // over them.
                 Rung::Nishio | Rung::Dynamic | Rung::Trial => {
-                    answer.unique()?;
+                    answer.unique(&state)?;
                     alive = true;
                     &answer.known
                 }
@@ -584,19 +599,23 @@ fn ladder(
                 // unit). The singles place on empty cells, checked, on any board; the other
                 // rungs are asked about live boards only, as inside trial.
                 if state.check().is_err() {
-                    answer.unique()?;
+                    answer.unique(&state)?;
                     break 'rounds; // sound steps never kill a board; stop rather than loop
                 }
                 alive = true;
             }
             todo.run(&state, rung, known, &mut buf);
             if !buf.is_empty() {
+                if matches!(rung, Rung::UniqueRectangle | Rung::Bug) && !answer.unique(&state)? {
+                    buf.clear();
+                    continue;
+                }
                 break;
             }
         }
         // Trial of depth 2, where asked for and the puzzle is unique (the solver has run:
         // trial needed it).
-        let nested = buf.is_empty() && options.nested && answer.counted == Some(true);
+        let nested = buf.is_empty() && options.nested && answer.unique(&state) == Some(true);
         if nested {
             chains::nested_trial(&state, &answer.known, &mut buf);
             grade.nested = true;
@@ -633,14 +652,17 @@ fn ladder(
         }
         if state.apply_unchecked(buf.steps()).is_err() {
             // A placement clashed: only on a puzzle without a solution.
-            answer.unique()?;
+            answer.unique(&state)?;
             // Sound steps never clash; stop rather than loop.
             break;
         }
     }
-    // Unless the solver ran, the ladder placed every cell with deductions that hold in every
-    // solution: the puzzle is unique.
-    grade.unique = answer.counted.unwrap_or(true);
+    // A ladder that placed every cell made deductions that hold in every solution: the puzzle
+    // is unique. One that stopped short asks the solver.
+    grade.unique = match state.solved() {
+        true => answer.counted.unwrap_or(true),
+        false => answer.unique(&state)?,
+    };
     if grade.steps == 0 {
         // A full grid: nothing to do.
         grade.tenths = 0;
@@ -1738,6 +1760,7 @@ mod tests {
                     }
                     (Some(g), Some((h, path))) => {
                         assert_eq!((g, &first), (h, &path), "{q}");
+                        assert_eq!(g.unique, solver::count(&q, 2).solutions == 1, "{q}");
                         several += usize::from(!g.unique);
                     }
                     (eager, lazy) => panic!("{q}: {eager:?} but {:?}", lazy.map(|l| l.0)),

@@ -95,21 +95,63 @@ fn wing(s: &State, xyz: bool, changed: u128, out: &mut Steps) {
 /// would allow two solutions.
 pub(super) fn unique_rectangles(s: &State, out: &mut Steps) {
     let masks = &s.digits;
-    for r in &RECTANGLES {
-        // Not `RECTANGLES.map(..)`, which builds the whole table anew (15 KiB) on every call.
-        let cells = r.map(usize::from);
-        if cells.iter().any(|&c| s.value[c] != 0) {
-            continue;
-        }
-        let common = cells.iter().fold(0x1ff, |a, &c| a & s.cand[c]);
-        if digit_count(common) < 2 {
-            continue;
-        }
-        for a in digits_of(common) {
-            for b in digits_of(common & !((2u16 << a) - 1)) {
-                let pair = 1u16 << a | 1 << b;
-                rectangle(s, masks, cells, pair, out);
+    // Every rectangle that makes a step has two cells or more left with just its two digits:
+    // only the rectangles through two cells with the same two candidates are looked at, in
+    // table order.
+    let [_, two, three, ..] = candidate_counts(masks);
+    let bivalue = two & !three;
+    let mut todo = [0u64; RECTANGLE_COUNT.div_ceil(64)];
+    for x in cells_of(bivalue) {
+        for y in cells_of(bivalue & !((2u128 << x) - 1)) {
+            if s.cand[x] == s.cand[y] {
+                mark_rectangles(x, y, &mut todo);
             }
+        }
+    }
+    for (w, &word) in todo.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            let n = w * 64 + word.trailing_zeros() as usize;
+            word &= word - 1;
+            unique_rectangle(s, masks, n, out);
+        }
+    }
+}
+
+/// Marks in `todo` the rectangles (by their index in [`RECTANGLES`]) with corners `x` and `y`.
+fn mark_rectangles(x: usize, y: usize, todo: &mut [u64]) {
+    let (rx, cx, ry, cy) = (x / 9, x % 9, y / 9, y % 9);
+    let mut mark = |r1: usize, r2: usize, c1: usize, c2: usize| {
+        let n = RECTANGLE_AT[LINE_PAIR[r1.min(r2) * 9 + r1.max(r2)] as usize]
+            [LINE_PAIR[c1.min(c2) * 9 + c1.max(c2)] as usize];
+        if n != NO_RECTANGLE {
+            todo[usize::from(n) / 64] |= 1 << (n % 64);
+        }
+    };
+    if rx == ry {
+        (0..9)
+            .filter(|&r| r != rx)
+            .for_each(|r| mark(rx, r, cx, cy));
+    } else if cx == cy {
+        (0..9)
+            .filter(|&c| c != cx)
+            .for_each(|c| mark(rx, ry, cx, c));
+    } else {
+        mark(rx, ry, cx, cy);
+    }
+}
+
+/// Rectangle `n` of [`RECTANGLES`], for every pair of digits its cells share.
+fn unique_rectangle(s: &State, masks: &[u128; 9], n: usize, out: &mut Steps) {
+    let cells = RECTANGLES[n].map(usize::from);
+    if cells.iter().any(|&c| s.value[c] != 0) {
+        return;
+    }
+    let common = cells.iter().fold(0x1ff, |a, &c| a & s.cand[c]);
+    for a in digits_of(common) {
+        for b in digits_of(common & !((2u16 << a) - 1)) {
+            let pair = 1u16 << a | 1 << b;
+            rectangle(s, masks, cells, pair, out);
         }
     }
 }
@@ -117,6 +159,45 @@ pub(super) fn unique_rectangles(s: &State, out: &mut Steps) {
 /// The number of rectangles that span exactly two boxes: two rows of a band and two columns
 /// of different stacks, or two columns of a stack and two rows of different bands.
 const RECTANGLE_COUNT: usize = 2 * 9 * 27;
+
+/// Which of [`RECTANGLES`] has lines `i < j` (as `LINE_PAIR[i * 9 + j]`) for its rows and
+/// another pair for its columns, or [`NO_RECTANGLE`].
+const RECTANGLE_AT: [[u16; 36]; 36] = {
+    let mut t = [[NO_RECTANGLE; 36]; 36];
+    let mut n = 0;
+    while n < RECTANGLE_COUNT {
+        let [a, b, c, _] = RECTANGLES[n];
+        let (r1, r2, c1, c2) = (
+            a as usize / 9,
+            c as usize / 9,
+            a as usize % 9,
+            b as usize % 9,
+        );
+        t[LINE_PAIR[r1 * 9 + r2] as usize][LINE_PAIR[c1 * 9 + c2] as usize] = n as u16;
+        n += 1;
+    }
+    t
+};
+
+/// Two rows or two columns that make no rectangle of [`RECTANGLES`] (it would span one box or
+/// four).
+const NO_RECTANGLE: u16 = u16::MAX;
+
+/// A number for each pair of lines `i < j` of the same kind, at `i * 9 + j`: 0 to 35.
+const LINE_PAIR: [u8; 81] = {
+    let mut t = [u8::MAX; 81];
+    let (mut n, mut i) = (0, 0);
+    while i < 9 {
+        let mut j = i + 1;
+        while j < 9 {
+            t[i * 9 + j] = n;
+            n += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    t
+};
 
 /// The four cells of every rectangle spanning two boxes, in the order rows, then columns, are
 /// chosen (`r1 < r2`, `c1 < c2`): corners `r1c1`, `r1c2`, `r2c1`, `r2c2`.
@@ -240,5 +321,63 @@ pub(super) fn bug_plus_one(s: &State, out: &mut Steps) {
             out.push(step);
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Grid;
+
+    /// [`unique_rectangles`] as it was first written: every rectangle, every pair of digits its
+    /// cells share.
+    fn every_rectangle(s: &State, out: &mut Steps) {
+        for r in &RECTANGLES {
+            let cells = r.map(usize::from);
+            if cells.iter().any(|&c| s.value[c] != 0) {
+                continue;
+            }
+            let common = cells.iter().fold(0x1ff, |a, &c| a & s.cand[c]);
+            for a in digits_of(common) {
+                for b in digits_of(common & !((2u16 << a) - 1)) {
+                    rectangle(s, &s.digits, cells, 1 << a | 1 << b, out);
+                }
+            }
+        }
+    }
+
+    /// Looking only at the rectangles through two cells with the same two candidates finds the
+    /// same steps, in the same order, as looking at every rectangle: on boards of the shipped
+    /// puzzles thinned at random (wrong candidates removed, up to three at a time).
+    #[test]
+    fn unique_rectangles_through_twin_cells_are_all_there_are() {
+        let text = include_str!("../../data/generated_minimal_2000.txt");
+        let mut rng = crate::rng::SplitMix64(7);
+        let (mut boards, mut found) = (0, 0);
+        for line in text.lines().take(300) {
+            let p: Grid = line.parse().expect("a puzzle");
+            let mut solution = Grid::EMPTY;
+            assert_eq!(crate::solver::count_into(&p, 2, &mut solution), 1, "{p}");
+            let mut s = State::new(&p).expect("no clash");
+            for _ in 0..40 {
+                for _ in 0..3 {
+                    let c = (rng.next_u64() % CELLS as u64) as usize;
+                    let wrong = s.cand[c] & !(1 << (solution.cells()[c] - 1));
+                    if wrong != 0 {
+                        s.remove(wrong.trailing_zeros() as usize, 1u128 << c);
+                    }
+                }
+                let (mut fast, mut slow) = (Steps::new(), Steps::new());
+                unique_rectangles(&s, &mut fast);
+                every_rectangle(&s, &mut slow);
+                assert_eq!(fast.steps(), slow.steps(), "{p}");
+                boards += 1;
+                found += fast.steps().len();
+            }
+        }
+        assert!(
+            boards == 12_000 && found > 300,
+            "{boards} boards, {found} steps"
+        );
     }
 }
