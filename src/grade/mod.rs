@@ -486,12 +486,11 @@ enum Solve {
     /// without a solution; the solutions are counted when needed, as below.
     First,
     /// When a rung first needs the answer: the uniqueness rungs once they find something (is
-    /// the puzzle unique?), the rungs that assume candidates (the solution), a ladder that
-    /// stops short of a full grid (is the puzzle unique?); or when the board dies or a
-    /// placement clashes, which happens only to a puzzle without a solution. A ladder that
-    /// places every cell without them needs no solver: its steps are deductions that hold in
-    /// every solution, and it ends on a full grid of checked placements, so that grid is the
-    /// one solution.
+    /// the puzzle unique?) and the rungs that assume candidates (the solution); or when the
+    /// board dies or a placement clashes, which happens only to a puzzle without a solution.
+    /// A ladder that places every cell without them needs no solver: its steps are deductions
+    /// that hold in every solution, and it ends on a full grid of checked placements, so that
+    /// grid is the one solution.
     WhenNeeded,
 }
 
@@ -657,12 +656,10 @@ fn ladder(
             break;
         }
     }
-    // A ladder that placed every cell made deductions that hold in every solution: the puzzle
-    // is unique. One that stopped short asks the solver.
-    grade.unique = match state.solved() {
-        true => answer.counted.unwrap_or(true),
-        false => answer.unique(&state)?,
-    };
+    // Unless the solutions were counted, the ladder placed every cell with deductions that hold
+    // in every solution: the puzzle is unique. (Every way it stops short counts them: trial,
+    // a dead board, a clash.)
+    grade.unique = answer.counted.unwrap_or(true);
     if grade.steps == 0 {
         // A full grid: nothing to do.
         grade.tenths = 0;
@@ -831,7 +828,8 @@ impl Rung {
 }
 
 // `Rung::NOT_UNIQUE` is `Rung::ALL` without the uniqueness rungs, in the same order: the ladder
-// of a puzzle that is not unique runs `Rung::ALL`, passing over them.
+// of a puzzle that is not unique runs `Rung::ALL`, passing over them once they have found
+// something and the count has shown it (what they found is dropped).
 const _: () = {
     let (all, not_unique) = (Rung::ALL, Rung::NOT_UNIQUE);
     let (mut i, mut j) = (0, 0);
@@ -1761,6 +1759,14 @@ mod tests {
                     (Some(g), Some((h, path))) => {
                         assert_eq!((g, &first), (h, &path), "{q}");
                         assert_eq!(g.unique, solver::count(&q, 2).solutions == 1, "{q}");
+                        // A puzzle with several solutions gets no uniqueness step.
+                        let uniqueness = |s: &Step| {
+                            matches!(
+                                s.technique,
+                                Technique::UniqueRectangle | Technique::BugPlusOne
+                            )
+                        };
+                        assert!(g.unique || !path.iter().any(uniqueness), "{q}");
                         several += usize::from(!g.unique);
                     }
                     (eager, lazy) => panic!("{q}: {eager:?} but {:?}", lazy.map(|l| l.0)),

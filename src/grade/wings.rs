@@ -346,6 +346,22 @@ mod tests {
         }
     }
 
+    /// `mark_rectangles` marks exactly the rectangles with both cells as corners: same row,
+    /// same column and diagonal, for every pair of cells.
+    #[test]
+    fn the_rectangles_marked_for_two_cells_are_those_through_both() {
+        for x in 0..CELLS {
+            for y in x + 1..CELLS {
+                let mut marked = [0u64; RECTANGLE_COUNT.div_ceil(64)];
+                mark_rectangles(x, y, &mut marked);
+                for (n, r) in RECTANGLES.iter().enumerate() {
+                    let through = r.contains(&(x as u8)) && r.contains(&(y as u8));
+                    assert_eq!(marked[n / 64] >> (n % 64) & 1 == 1, through, "{x} {y} {n}");
+                }
+            }
+        }
+    }
+
     /// Looking only at the rectangles through two cells with the same two candidates finds the
     /// same steps, in the same order, as looking at every rectangle: on boards of the shipped
     /// puzzles thinned at random (wrong candidates removed, up to three at a time).
