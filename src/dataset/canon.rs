@@ -31,9 +31,9 @@
 //! Blank columns stay grouped instead of multiplying the candidates, so on sparse puzzles only a
 //! handful of candidates survive each row. Two cheap steps keep sparse rows cheap: the groups of
 //! blanks up to the group of the next given are passed over in one step, and before each of
-//! output rows 1 to 8 is produced, every (candidate, source row) pair's leading blanks (each group's blanks come
-//! first) are counted from bit masks, and only the pairs with the most are produced: the others
-//! lose at their first given (most pairs do). A table lookup does the first cut: the stack order
+//! output rows 1 to 8 is produced, every (candidate, source row) pair's leading blanks (each
+//! group's blanks come first) are counted from bit masks, and only the pairs with the most are
+//! produced: the others lose at their first given (most pairs do). A table lookup does the first cut: the stack order
 //! is fixed by the first row, so the most leading blanks a row can have in it (its blank stacks,
 //! then the blanks of the next stack) is known per stack order and row of givens; only the rows
 //! that reach the most so far are counted group by group.

@@ -498,7 +498,7 @@ enum Solve {
 ///
 /// The solver is asked about the board the ladder has reached, with the cells it has placed
 /// as givens: those placements hold in every solution of the puzzle, so that grid has the
-/// puzzle's solutions, and far fewer branches to search than the puzzle itself.
+/// puzzle's solutions, and no more branches to search than the puzzle itself.
 struct Answer {
     /// Whether the puzzle is unique, once counted (`None` before: [`Answer::unique`] counts).
     counted: Option<bool>,
