@@ -72,10 +72,16 @@ fn max_nodes(kind: Kind, low: u8) -> u8 {
     n
 }
 
-/// The shortest chains of one kind for every removal and placement; X-chains of the digits of
-/// `digits` only.
-fn best_of(s: &State, masks: &[u128; 9], kind: Kind, digits: u16, low: u8) -> (Best, Option<u8>) {
-    let mut best = Best::EMPTY;
+/// The shortest chains of one kind for every removal and placement, into `best` (empty); X-chains
+/// of the digits of `digits` only. Returns the score of the shortest, if any.
+fn best_of(
+    s: &State,
+    masks: &[u128; 9],
+    kind: Kind,
+    digits: u16,
+    low: u8,
+    best: &mut Best,
+) -> Option<u8> {
     let mut limit = max_nodes(kind, low);
     // The limit falls only when a shorter chain is recorded.
     let mut limit_for = u8::MAX;
@@ -99,22 +105,12 @@ fn best_of(s: &State, masks: &[u128; 9], kind: Kind, digits: u16, low: u8) -> (B
             }
             // A start without a strong link begins no chain.
             if !links.of_node(c0 * 9 + d0).is_empty() {
-                search(
-                    s,
-                    masks,
-                    kind,
-                    &links,
-                    (c0, d0),
-                    limit,
-                    &mut queue,
-                    &mut best,
-                );
+                search(s, masks, kind, &links, (c0, d0), limit, &mut queue, best);
             }
         }
     }
     // Every chain recorded counts toward `fewest`, the shortest of them.
-    let low = (best.fewest != u8::MAX).then(|| score(kind, best.fewest));
-    (best, low)
+    (best.fewest != u8::MAX).then(|| score(kind, best.fewest))
 }
 
 /// Chains: X-chains and XY-chains, then (when they score no lower) alternating inference chains
@@ -131,24 +127,20 @@ fn best_of(s: &State, masks: &[u128; 9], kind: Kind, digits: u16, low: u8) -> (B
 pub(super) fn chains(s: &State, removed: &[u128; 9], out: &mut Steps) {
     let masks = &s.digits;
     let (new_bivalue, new_pairs) = new_strong_links(s, removed);
-    let mut low = u8::MAX;
-    let (x, x_low) = match new_pairs {
-        0 => (Best::EMPTY, None),
-        _ => best_of(s, masks, Kind::X, new_pairs, low),
+    let (mut x, mut xy, mut aic) = (Best::EMPTY, Best::EMPTY, Best::EMPTY);
+    let x_low = match new_pairs {
+        0 => None,
+        _ => best_of(s, masks, Kind::X, new_pairs, u8::MAX, &mut x),
     };
-    low = low.min(x_low.unwrap_or(u8::MAX));
-    let (xy, xy_low) = match new_bivalue {
-        true => best_of(s, masks, Kind::Xy, 0x1ff, low),
-        false => (Best::EMPTY, None),
-    };
-    low = low.min(xy_low.unwrap_or(u8::MAX));
-    let (aic, aic_low) = if low > base(Kind::Aic) && (new_bivalue || new_pairs != 0) {
-        let (aic, aic_low) = best_of(s, masks, Kind::Aic, 0x1ff, low);
+    let mut low = x_low.unwrap_or(u8::MAX);
+    if new_bivalue {
+        low = low.min(best_of(s, masks, Kind::Xy, 0x1ff, low, &mut xy).unwrap_or(u8::MAX));
+    }
+    let mut aic_low = None;
+    if low > base(Kind::Aic) && (new_bivalue || new_pairs != 0) {
+        aic_low = best_of(s, masks, Kind::Aic, 0x1ff, low, &mut aic);
         low = low.min(aic_low.unwrap_or(u8::MAX));
-        (Some(aic), aic_low)
-    } else {
-        (None, None)
-    };
+    }
     if low == u8::MAX {
         return;
     }
@@ -169,12 +161,7 @@ pub(super) fn chains(s: &State, removed: &[u128; 9], out: &mut Steps) {
             [0; 9]
         },
     };
-    for (kind, best) in [
-        (Kind::X, Some(&x)),
-        (Kind::Xy, Some(&xy)),
-        (Kind::Aic, aic.as_ref()),
-    ] {
-        let Some(best) = best else { continue };
+    for (kind, best) in [(Kind::X, &x), (Kind::Xy, &xy), (Kind::Aic, &aic)] {
         emit(kind, best, low, &names, &mut done, &mut placed, out);
     }
 }
@@ -217,7 +204,14 @@ fn emit(
     placed: &mut [u128; 9],
     out: &mut Steps,
 ) {
+    // Nothing of this kind scores `low` (`fewest` is its shortest chain).
+    if best.fewest == u8::MAX || score(kind, best.fewest) != low {
+        return;
+    }
     for node in 0..NODES {
+        if best.place[node] == u8::MAX && best.nodes[node] == u8::MAX {
+            continue;
+        }
         let (c, d) = (node / 9, node % 9);
         for placing in [true, false] {
             let n = if placing {
@@ -718,6 +712,7 @@ impl Bits {
     /// `stale` holds, for each digit, every unit where it may have one place or none (left
     /// unplaced): the hidden singles and dead units are looked for there only. A unit where the
     /// digit has two places or more, or is placed, stays so until a placement touches it.
+    #[inline(always)] // two callers, each on its own hot path
     fn singles(&mut self, mut stale: [u32; 9], limit: u32) -> (u32, bool) {
         let mut count = 0;
         loop {
@@ -779,8 +774,11 @@ impl Bits {
 /// The candidates of `solution` are not assumed (see [`nishio`]), nor one that an assumption
 /// followed to its end placed without a contradiction (see [`trial`]): singles placed from a
 /// board with fewer candidates are more singles, not fewer.
+///
+/// `memo` carries the ends of the assumptions from one call to the next (see [`DynamicMemo`]):
+/// the ladder reaches this rung round after round on boards that differ by a few candidates.
 #[inline(never)] // a large frame: kept out of `run_rungs`, which every round enters
-pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
+pub(super) fn dynamic(s: &State, solution: &[u128; 9], memo: &mut DynamicMemo, out: &mut Steps) {
     let mut found: Stack<(u8, u8, u8), NODES> = Stack::new();
     let mut low = u8::MAX;
     // A longer chain than this would score above the lowest found: not followed.
@@ -788,6 +786,22 @@ pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let bits = Bits::of(s);
     // Normally empty: the lower rungs placed every single of this board.
     let thin = bits.thin_units();
+    let filled = bits.filled.count_ones();
+    // What the last call's board has lost and placed since, if this board came from it.
+    let last = memo.board.filter(|b| {
+        (0..9).all(|d| bits.cand[d] & !b.cand[d] == 0 && b.placed[d] & !bits.placed[d] == 0)
+    });
+    let removed: [u128; 9] = std::array::from_fn(|d| last.map_or(0, |b| b.cand[d] & !bits.cand[d]));
+    let placed: [u128; 9] =
+        std::array::from_fn(|d| last.map_or(0, |b| bits.placed[d] & !b.placed[d]));
+    let [first, second] = &mut memo.ends;
+    let (old, new) = match memo.now {
+        0 => (&*first, second),
+        _ => (&*second, first),
+    };
+    let old = if last.is_some() { old.as_slice() } else { &[] };
+    let mut next_old = 0;
+    new.clear();
     // The candidates known to end without a contradiction, by digit (as in [`trial`]).
     let mut settled = *solution;
     for c in 0..CELLS {
@@ -795,12 +809,34 @@ pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
             if settled[d] >> c & 1 == 1 {
                 continue;
             }
-            let mut t = bits;
-            let mut stale = thin;
-            let (count, contradiction) = if t.place_marking(c, d, &mut stale) {
-                t.singles(stale, limit)
+            let node = (c * 9 + d) as u16;
+            // The last call's end of this assumption, if it had one (`old` is in node order).
+            while next_old < old.len() && old[next_old].node < node {
+                next_old += 1;
+            }
+            let end = old.get(next_old).filter(|e| e.node == node);
+            let mut t = match end {
+                Some(end) => end.bits,
+                None => bits,
+            };
+            let moved = end.is_some() && moved_on(&mut t, &removed, &placed);
+            #[cfg(test)]
+            {
+                memo.moved += usize::from(moved);
+            }
+            let (count, contradiction) = if moved {
+                // No contradiction there: none from the start either, with the same cells.
+                (t.filled.count_ones() - filled - 1, false)
             } else {
-                (0, true)
+                if end.is_some() {
+                    t = bits;
+                }
+                let mut stale = thin;
+                if t.place_marking(c, d, &mut stale) {
+                    t.singles(stale, limit)
+                } else {
+                    (0, true)
+                }
             };
             if !contradiction {
                 if count <= limit {
@@ -809,6 +845,10 @@ pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
                     for (settled, placed) in settled.iter_mut().zip(t.placed) {
                         *settled |= placed;
                     }
+                }
+                // An end (unless followed from the start and stopped past `limit`).
+                if (moved || count <= limit) && new.len() < MEMO {
+                    new.push(End { node, bits: t });
                 }
                 continue;
             }
@@ -820,6 +860,8 @@ pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
             found.push((c as u8, d as u8, score));
         }
     }
+    memo.board = Some(bits);
+    memo.now ^= 1;
     for &(c, d, score) in found.as_slice() {
         let (c, d) = (usize::from(c), usize::from(d));
         if score == low {
@@ -831,6 +873,104 @@ pub(super) fn dynamic(s: &State, solution: &[u128; 9], out: &mut Steps) {
             out.push(step);
         }
     }
+}
+
+/// [`dynamic`] on one board, with nothing carried from another.
+#[inline(never)] // the memo's frame stays out of `run_rung_in`, which trial enters often
+pub(super) fn dynamic_once(s: &State, solution: &[u128; 9], out: &mut Steps) {
+    dynamic(s, solution, &mut DynamicMemo::new(), out);
+}
+
+/// The most ends a [`DynamicMemo`] keeps of one board (about a hundred on magictour's boards,
+/// at most 160; the rest are followed from the start again).
+const MEMO: usize = 160;
+
+/// The most singles an end moves on by (see [`moved_on`]).
+const MOVE_BUDGET: u32 = 3;
+
+/// What [`dynamic`] keeps of a board for the next one: the board it ended on, for each
+/// assumption it followed to its end without a contradiction.
+///
+/// The next board is the same puzzle's with fewer candidates. Every single an assumption placed
+/// on the last board is, on the next, a single again or a contradiction (a cell or a unit left
+/// with fewer places); so following the assumption there reaches its old end's placements, or a
+/// contradiction. The end, with the candidates removed since taken out and the cells placed
+/// since placed, is followed on: where that ends without a contradiction, so does following
+/// from the start, and on the same board (singles reach one end, whatever their order). Where
+/// it meets one, or goes on for more than [`MOVE_BUDGET`] singles, the assumption is followed
+/// from the start, as on a board seen for the first time: a contradiction's score is the
+/// length of the way there from the start.
+pub(crate) struct DynamicMemo {
+    /// The board of the last call, the ends' start.
+    board: Option<Bits>,
+    /// The last call's ends (`ends[now]`), in node order, and room for the next call's.
+    ends: [Stack<End, MEMO>; 2],
+    now: usize,
+    /// The ends moved on so far (for the tests to see that they are).
+    #[cfg(test)]
+    moved: usize,
+}
+
+impl DynamicMemo {
+    /// Nothing kept. (Not a constant: a constant is copied whole.)
+    #[inline(always)]
+    pub(crate) fn new() -> DynamicMemo {
+        DynamicMemo {
+            board: None,
+            ends: [Stack::new(), Stack::new()],
+            now: 0,
+            #[cfg(test)]
+            moved: 0,
+        }
+    }
+}
+
+/// An assumption's end: see [`DynamicMemo`].
+#[derive(Clone, Copy)]
+struct End {
+    /// The candidate assumed, `9 * cell + digit`.
+    node: u16,
+    bits: Bits,
+}
+
+/// Moves an end `t` on to a board that has since lost `removed` and placed `placed`, and
+/// follows it on to its new end; false where that meets a contradiction or takes more than
+/// [`MOVE_BUDGET`] singles (and then `t` is left part way).
+fn moved_on(t: &mut Bits, removed: &[u128; 9], placed: &[u128; 9]) -> bool {
+    let mut stale = [0u32; 9];
+    // Whether a placement or a removal may have left a single or a contradiction.
+    let mut touched = false;
+    for d in 0..9 {
+        for c in cells_of(placed[d] & !t.placed[d]) {
+            if t.cand[d] >> c & 1 == 0 || !t.place_marking(c, d, &mut stale) {
+                return false;
+            }
+            touched = true;
+        }
+    }
+    for d in 0..9 {
+        // A cell the end placed with a candidate removed since: a contradiction.
+        if removed[d] & t.placed[d] & !placed[d] != 0 {
+            return false;
+        }
+        for c in cells_of(removed[d] & t.cand[d]) {
+            t.cand[d] &= !(1u128 << c);
+            t.cell[c] &= !(1 << d);
+            stale[d] |= UNITS_OF_CELL[c];
+            // A cell, or a unit of `d`, left with one place or none.
+            touched |= t.cell[c] & t.cell[c].wrapping_sub(1) == 0;
+            for &u in &CELL_UNITS[c] {
+                let p = t.cand[d] & UNIT_MASK[usize::from(u)];
+                touched |= t.open[d] >> u & 1 == 1 && p & p.wrapping_sub(1) == 0;
+            }
+        }
+    }
+    if !touched {
+        return true;
+    }
+    // A short way on; a longer one most often ends in a contradiction, which needs following
+    // from the start anyway (for its length).
+    matches!(t.singles(stale, MOVE_BUDGET), (n, false) if n <= MOVE_BUDGET)
 }
 
 /// The rungs a trial runs inside an assumption: every pattern below the chains, without the
@@ -1154,6 +1294,65 @@ mod tests {
         "8..........36......7..9.2...5...7.......457.....1...3...1....68..85...1..9....4..",
     ];
 
+    /// The steps of [`dynamic`] on `s`, with and without the ends of the boards before.
+    fn dynamic_both_ways(s: &State, known: &[u128; 9], memo: &mut DynamicMemo) -> [Vec<Step>; 2] {
+        let (mut carried, mut alone) = (Steps::new(), Steps::new());
+        dynamic(s, known, memo, &mut carried);
+        dynamic_once(s, known, &mut alone);
+        [carried.steps().to_vec(), alone.steps().to_vec()]
+    }
+
+    /// Runs [`dynamic`] with one memo over every board of the ladder's path through each
+    /// puzzle in turn (each board has fewer candidates than the last, until the next puzzle's
+    /// first), twice on each board, with and without the solution known; the steps must be
+    /// those found on each board alone. Returns the number of ends moved on.
+    fn dynamic_carried_along_the_ladder(puzzles: &[Grid]) -> usize {
+        let mut memos = [DynamicMemo::new(), DynamicMemo::new()];
+        let mut found = 0;
+        for p in puzzles {
+            let mut solution = Grid::EMPTY;
+            assert_eq!(crate::solver::count_into(p, 2, &mut solution), 1, "{p}");
+            let mut known = [0u128; 9];
+            for (c, &v) in solution.cells().iter().enumerate() {
+                known[usize::from(v - 1)] |= 1u128 << c;
+            }
+            let mut t = State::new(p).expect("no clash");
+            let mut buf = Steps::new();
+            while !t.solved() {
+                for (memo, known) in memos.iter_mut().zip([known, [0; 9]]) {
+                    for _ in 0..2 {
+                        let [carried, alone] = dynamic_both_ways(&t, &known, memo);
+                        assert_eq!(carried, alone, "{p}: {}", t.grid());
+                        found += alone.len();
+                    }
+                }
+                buf.clear();
+                if !run_rungs(&t, Rung::NOT_UNIQUE, &mut buf) || t.apply(buf.steps()).is_err() {
+                    break;
+                }
+            }
+        }
+        assert!(found > 0);
+        memos.iter().map(|m| m.moved).sum()
+    }
+
+    #[test]
+    fn dynamic_chains_find_the_same_with_the_ends_of_the_boards_before() {
+        let mut puzzles: Vec<Grid> = HARD.iter().map(|p| p.parse().expect("a puzzle")).collect();
+        puzzles.extend((0..12).map(|i| puzzle(25, i, Mode::Minimal, None)));
+        let moved = dynamic_carried_along_the_ladder(&puzzles);
+        assert!(moved > 3_000, "{moved} ends moved on");
+    }
+
+    #[test]
+    #[ignore = "needs SUDOKU_DATA_DIR"]
+    fn dynamic_chains_find_the_same_with_the_ends_of_the_boards_before_on_public_puzzles() {
+        let mut puzzles = public_puzzles("puzzles3_magictour_top1465", 40);
+        puzzles.extend(public_puzzles("puzzles6_forum_hardest_1106", 10));
+        let moved = dynamic_carried_along_the_ladder(&puzzles);
+        assert!(moved > 100_000, "{moved} ends moved on");
+    }
+
     #[test]
     fn trial_runs_every_pattern_rung_below_the_chains() {
         // The direct rungs are left out: locking and the hidden subsets find all they find.
@@ -1401,7 +1600,7 @@ mod tests {
                     let mut out = Steps::new();
                     match nishio_rung {
                         true => nishio(s, &known, 0x1ff, &mut out),
-                        false => dynamic(s, &known, &mut out),
+                        false => dynamic_once(s, &known, &mut out),
                     }
                     let steps: Vec<(usize, usize, u8)> = out
                         .steps()

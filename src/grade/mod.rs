@@ -551,120 +551,186 @@ fn ladder(
     step: &mut dyn FnMut(&Step),
     solve: Solve,
 ) -> Option<Grade> {
-    let mut state = State::new(puzzle)?;
     let mut answer = Answer {
         counted: None,
         solved: false,
         known: [0; 9],
     };
+    let state = State::new(puzzle)?;
     if solve == Solve::First {
         answer.solution(&state)?;
     }
-    let mut grade = Grade {
-        hardest: None,
-        tenths: 0,
-        steps: 0,
-        trial_depth: 0,
-        nested: false,
-        unique: true,
+    let mut ladder = Ladder {
+        state,
+        answer,
+        grade: Grade {
+            hardest: None,
+            tenths: 0,
+            steps: 0,
+            trial_depth: 0,
+            nested: false,
+            unique: true,
+        },
+        buf: Steps::new(),
+        todo: Todo::everywhere(),
+        options,
+        step,
     };
-    let mut buf = Steps::new();
-    let mut todo = Todo::everywhere();
-    const NONE_KNOWN: [u128; 9] = [0; 9];
-    'rounds: while !state.solved() {
-        buf.clear();
-        // Whether this round's board is known to be alive (see below): always, once the
-        // puzzle is known to have a solution.
-        let mut alive = answer.solved;
-        for &rung in Rung::ALL {
-            let known = match rung {
-                // The ladder without them (`Rung::NOT_UNIQUE`) once the puzzle is known to have
-                // several solutions; until then, they are looked for, and what they find is
-                // kept only if the puzzle is unique (below).
-                Rung::UniqueRectangle | Rung::Bug if answer.counted == Some(false) => continue,
-                // A solution's cells, by digit: assuming one of its candidates can never end
-                // in a contradiction, so the rungs that assume each candidate in turn pass
-                // over them.
-                Rung::Nishio | Rung::Dynamic | Rung::Trial => {
-                    answer.unique(&state)?;
+    // Most puzzles never reach the dynamic forcing chains: the memory they keep from round to
+    // round, a large part of a stack frame, is made only for those that do.
+    if !ladder.rounds(None)? {
+        with_dynamic_memo(&mut ladder)?;
+    }
+    Some(ladder.finish())
+}
+
+/// A ladder under way: the board, what the solver said, the grade so far.
+struct Ladder<'a> {
+    state: State,
+    answer: Answer,
+    grade: Grade,
+    buf: Steps,
+    todo: Todo,
+    options: Options,
+    step: &'a mut dyn FnMut(&Step),
+}
+
+/// Runs `ladder`'s rounds with a [`chains::DynamicMemo`], in a frame of its own.
+#[inline(never)]
+fn with_dynamic_memo(ladder: &mut Ladder<'_>) -> Option<bool> {
+    ladder.rounds(Some(&mut chains::DynamicMemo::new()))
+}
+
+impl Ladder<'_> {
+    /// The rounds, until the grid is full or the ladder stops; `None` when the puzzle has no
+    /// solution. `Some(false)` when a round reaches the dynamic forcing chains without `memo`:
+    /// given one, the next call goes on from there.
+    #[inline(always)]
+    fn rounds(&mut self, mut memo: Option<&mut chains::DynamicMemo>) -> Option<bool> {
+        const NONE_KNOWN: [u128; 9] = [0; 9];
+        // Called with `memo` after a call without it stopped at the dynamic forcing chains:
+        // that round goes on from there (every rung below found nothing).
+        let mut skip_to_dynamic = memo.is_some();
+        let Ladder {
+            state,
+            answer,
+            grade,
+            buf,
+            todo,
+            options,
+            step,
+        } = self;
+        'rounds: while !state.solved() {
+            buf.clear();
+            // Whether this round's board is known to be alive (see below): always, once the
+            // puzzle is known to have a solution.
+            let mut alive = answer.solved;
+            for &rung in Rung::ALL {
+                if skip_to_dynamic {
+                    if rung != Rung::Dynamic {
+                        continue;
+                    }
+                    skip_to_dynamic = false;
+                }
+                let known = match rung {
+                    // The ladder without them (`Rung::NOT_UNIQUE`) once the puzzle is known to have
+                    // several solutions; until then, they are looked for, and what they find is
+                    // kept only if the puzzle is unique (below).
+                    Rung::UniqueRectangle | Rung::Bug if answer.counted == Some(false) => continue,
+                    // A solution's cells, by digit: assuming one of its candidates can never end
+                    // in a contradiction, so the rungs that assume each candidate in turn pass
+                    // over them.
+                    Rung::Nishio | Rung::Dynamic | Rung::Trial => {
+                        answer.unique(state)?;
+                        alive = true;
+                        &answer.known
+                    }
+                    _ => &NONE_KNOWN,
+                };
+                if !alive && !rung.places_only() {
+                    // Before the solver has run, the puzzle may have no solution, and then the
+                    // board may die (a cell without a candidate, a digit without a place in a
+                    // unit). The singles place on empty cells, checked, on any board; the other
+                    // rungs are asked about live boards only, as inside trial.
+                    if state.check().is_err() {
+                        answer.unique(state)?;
+                        break 'rounds; // sound steps never kill a board; stop rather than loop
+                    }
                     alive = true;
-                    &answer.known
                 }
-                _ => &NONE_KNOWN,
-            };
-            if !alive && !rung.places_only() {
-                // Before the solver has run, the puzzle may have no solution, and then the
-                // board may die (a cell without a candidate, a digit without a place in a
-                // unit). The singles place on empty cells, checked, on any board; the other
-                // rungs are asked about live boards only, as inside trial.
-                if state.check().is_err() {
-                    answer.unique(&state)?;
-                    break 'rounds; // sound steps never kill a board; stop rather than loop
+                match (rung, memo.as_deref_mut()) {
+                    (Rung::Dynamic, Some(memo)) => chains::dynamic(state, known, memo, buf),
+                    (Rung::Dynamic, None) => return Some(false),
+                    _ => todo.run(state, rung, known, buf),
                 }
-                alive = true;
+                if !buf.is_empty() {
+                    if matches!(rung, Rung::UniqueRectangle | Rung::Bug) && !answer.unique(state)? {
+                        buf.clear();
+                        continue;
+                    }
+                    break;
+                }
             }
-            todo.run(&state, rung, known, &mut buf);
-            if !buf.is_empty() {
-                if matches!(rung, Rung::UniqueRectangle | Rung::Bug) && !answer.unique(&state)? {
-                    buf.clear();
-                    continue;
+            // Trial of depth 2, where asked for and the puzzle is unique (the solver has run:
+            // trial needed it).
+            let nested = buf.is_empty() && options.nested && answer.unique(state) == Some(true);
+            if nested {
+                chains::nested_trial(state, &answer.known, buf);
+                grade.nested = true;
+            }
+            if buf.is_empty() {
+                // Trial of a depth not searched: 2 or more, or with `nested`, 3 or more.
+                let mut s = Step::new(Technique::Trial);
+                s.length = if nested { 3 } else { 2 };
+                s.tenths = if nested { TRIAL3_TENTHS } else { TRIAL2_TENTHS };
+                grade.note(&s);
+                grade.trial_depth = s.length;
+                step(&s);
+                break;
+            }
+            let mut take = |s: &Step| {
+                grade.note(s);
+                if s.technique == Technique::Trial {
+                    grade.trial_depth = grade.trial_depth.max(s.length);
                 }
+                step(s);
+            };
+            let steps = buf.steps();
+            // A round's steps are one rung's. The singles rungs skip the cells they placed this
+            // round (`basic::Placed`); a pattern can be found in two of its units (a hidden pair
+            // in a box and in the line its cells share), and is one step.
+            if steps[0].technique.places_only() {
+                steps.iter().for_each(take);
+            } else {
+                for (i, s) in steps.iter().enumerate() {
+                    if !steps[..i].contains(s) {
+                        take(s);
+                    }
+                }
+            }
+            if state.apply_unchecked(buf.steps()).is_err() {
+                // A placement clashed: only on a puzzle without a solution.
+                answer.unique(state)?;
+                // Sound steps never clash; stop rather than loop.
                 break;
             }
         }
-        // Trial of depth 2, where asked for and the puzzle is unique (the solver has run:
-        // trial needed it).
-        let nested = buf.is_empty() && options.nested && answer.unique(&state) == Some(true);
-        if nested {
-            chains::nested_trial(&state, &answer.known, &mut buf);
-            grade.nested = true;
-        }
-        if buf.is_empty() {
-            // Trial of a depth not searched: 2 or more, or with `nested`, 3 or more.
-            let mut s = Step::new(Technique::Trial);
-            s.length = if nested { 3 } else { 2 };
-            s.tenths = if nested { TRIAL3_TENTHS } else { TRIAL2_TENTHS };
-            grade.note(&s);
-            grade.trial_depth = s.length;
-            step(&s);
-            break;
-        }
-        let mut take = |s: &Step| {
-            grade.note(s);
-            if s.technique == Technique::Trial {
-                grade.trial_depth = grade.trial_depth.max(s.length);
-            }
-            step(s);
-        };
-        let steps = buf.steps();
-        // A round's steps are one rung's. The singles rungs skip the cells they placed this
-        // round (`basic::Placed`); a pattern can be found in two of its units (a hidden pair
-        // in a box and in the line its cells share), and is one step.
-        if steps[0].technique.places_only() {
-            steps.iter().for_each(take);
-        } else {
-            for (i, s) in steps.iter().enumerate() {
-                if !steps[..i].contains(s) {
-                    take(s);
-                }
-            }
-        }
-        if state.apply_unchecked(buf.steps()).is_err() {
-            // A placement clashed: only on a puzzle without a solution.
-            answer.unique(&state)?;
-            // Sound steps never clash; stop rather than loop.
-            break;
-        }
+        Some(true)
     }
-    // Unless the solutions were counted, the ladder placed every cell with deductions that hold
-    // in every solution: the puzzle is unique. (Every way it stops short counts them: trial,
-    // a dead board, a clash.)
-    grade.unique = answer.counted.unwrap_or(true);
-    if grade.steps == 0 {
-        // A full grid: nothing to do.
-        grade.tenths = 0;
+
+    /// The grade, once the rounds are over.
+    fn finish(self) -> Grade {
+        let mut grade = self.grade;
+        // Unless the solutions were counted, the ladder placed every cell with deductions
+        // that hold in every solution: the puzzle is unique. (Every way it stops short counts
+        // them: trial, a dead board, a clash.)
+        grade.unique = self.answer.counted.unwrap_or(true);
+        if grade.steps == 0 {
+            // A full grid: nothing to do.
+            grade.tenths = 0;
+        }
+        grade
     }
-    Some(grade)
 }
 
 /// The cells of each digit in a full grid.
@@ -896,7 +962,7 @@ fn run_rung_in(state: &State, rung: Rung, scope: &Scope, known: &[u128; 9], out:
         Rung::Chains => chains::chains(state, removed, out),
         Rung::Nishio => chains::nishio(state, known, digits, out),
         Rung::Als => patterns::als(state, cells, out),
-        Rung::Dynamic => chains::dynamic(state, known, out),
+        Rung::Dynamic => chains::dynamic_once(state, known, out),
         Rung::Trial => chains::trial(state, known, out),
         Rung::NakedSets => basic::naked_sets_sized(state, 2, 4, units, out),
         Rung::HiddenSets => basic::hidden_sets_sized(state, 2, 4, false, units, out),
