@@ -309,13 +309,19 @@ impl StrongLinks {
         }
         for c in 0..CELLS {
             let linked = s.cand[c] & digits;
+            let bivalue = kind != Kind::X && digit_count(s.cand[c]) == 2;
+            if linked == 0 || kind == Kind::Xy && !bivalue {
+                // No link from this cell's nodes.
+                links.first[c * 9..c * 9 + 9].fill(links.to.len() as u16);
+                continue;
+            }
             for d in 0..9 {
                 let node = c * 9 + d;
                 links.first[node] = links.to.len() as u16;
                 if linked >> d & 1 == 0 {
                     continue;
                 }
-                if kind != Kind::X && digit_count(s.cand[c]) == 2 {
+                if bivalue {
                     let d2 = (s.cand[c] & !(1 << d)).trailing_zeros() as usize;
                     links.to.push(Link {
                         cell: c as u8,
