@@ -793,7 +793,8 @@ pub(super) fn dynamic(s: &State, solution: &[u128; 9], memo: &mut DynamicMemo, o
     // Normally empty: the lower rungs placed every single of this board.
     let thin = bits.thin_units();
     let filled = bits.filled.count_ones();
-    // What the last call's board has lost and placed since, if this board came from it.
+    // What the last call's board has lost and placed since, if this board came from it (else,
+    // another puzzle's, say, nothing is carried over).
     let last = memo.board.filter(|b| {
         (0..9).all(|d| bits.cand[d] & !b.cand[d] == 0 && b.placed[d] & !bits.placed[d] == 0)
     });
@@ -1348,6 +1349,38 @@ mod tests {
         puzzles.extend((0..12).map(|i| puzzle(25, i, Mode::Minimal, None)));
         let moved = dynamic_carried_along_the_ladder(&puzzles);
         assert!(moved > 3_000, "{moved} ends moved on");
+    }
+
+    /// Along the ladder's path backwards each board has more candidates than the last, which is
+    /// not the board the memo's ends come from: it carries none over, and the steps are those
+    /// of each board alone.
+    #[test]
+    fn dynamic_chains_use_no_ends_of_a_board_with_fewer_candidates() {
+        let mut found = 0;
+        for p in HARD {
+            let p: Grid = p.parse().expect("a puzzle");
+            let mut boards = vec![State::new(&p).expect("no clash")];
+            let mut buf = Steps::new();
+            loop {
+                let mut t = *boards.last().expect("a board");
+                buf.clear();
+                if t.solved() || !run_rungs(&t, Rung::NOT_UNIQUE, &mut buf) {
+                    break;
+                }
+                if t.apply(buf.steps()).is_err() {
+                    break;
+                }
+                boards.push(t);
+            }
+            let mut memo = DynamicMemo::new();
+            for t in boards.iter().rev() {
+                let [carried, alone] = dynamic_both_ways(t, &[0; 9], &mut memo);
+                assert_eq!(carried, alone, "{p}: {}", t.grid());
+                found += alone.len();
+            }
+            assert_eq!(memo.moved, 0);
+        }
+        assert!(found > 0);
     }
 
     #[test]

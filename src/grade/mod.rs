@@ -17,7 +17,8 @@
 //! ladder that fills the grid without them has proved the puzzle unique), so puzzles with
 //! several solutions are graded without them, and end in trial.
 //!
-//! Everything is on the stack: grading a record allocates nothing.
+//! Everything is on the stack: grading a record allocates nothing. A puzzle that reaches the
+//! forcing chains or trial takes up to about 400 KiB of it (a thread Rust starts has 2 MiB).
 
 // Cells and digits index several tables at once: plain index loops read best.
 #![allow(clippy::needless_range_loop)]
