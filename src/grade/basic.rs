@@ -285,6 +285,21 @@ fn single(technique: Technique, cell: usize, d: usize) -> Step {
 
 /// Full house: the last empty cell of a unit.
 pub(super) fn full_house(s: &State, out: &mut Steps) {
+    full_houses(s, |c, d, u| {
+        out.push(single_in(Technique::FullHouse, c, d, u))
+    });
+}
+
+/// A single's step: its technique, what it places and the unit it was found in.
+pub(super) fn single_in(technique: Technique, cell: usize, d: usize, unit: usize) -> Step {
+    let mut step = single(technique, cell, d);
+    step.unit = Some(unit as u8);
+    step
+}
+
+/// The full houses, each handed to `found` as (cell, digit, unit), one per cell.
+#[inline(always)]
+fn full_houses(s: &State, mut found: impl FnMut(usize, usize, usize)) {
     let mut done = Placed::default();
     let placed = placed_in_units(s);
     // A unit's values are distinct (`State::new` and `State::place` refuse a digit its units
@@ -306,9 +321,7 @@ pub(super) fn full_house(s: &State, out: &mut Steps) {
         };
         if done.insert(c) {
             let missing = !placed[u] & 0x1ff;
-            let mut step = single(Technique::FullHouse, c, missing.trailing_zeros() as usize);
-            step.unit = Some(u as u8);
-            out.push(step);
+            found(c, missing.trailing_zeros() as usize, u);
         }
     }
 }
@@ -511,16 +524,23 @@ fn unit_digits_sse2(cand: &[u16; CELLS], which: Units) -> UnitDigits {
 
 /// Hidden singles: in boxes only (`boxes`), or in rows and columns.
 pub(super) fn hidden_singles(s: &State, boxes: bool, out: &mut Steps) {
+    let technique = if boxes {
+        Technique::HiddenSingleBox
+    } else {
+        Technique::HiddenSingle
+    };
+    hidden_singles_found(s, boxes, |c, d, u| out.push(single_in(technique, c, d, u)));
+}
+
+/// The hidden singles in boxes only (`boxes`), or in rows and columns, each handed to `found`
+/// as (cell, digit, unit), one per cell.
+#[inline(always)]
+fn hidden_singles_found(s: &State, boxes: bool, mut found: impl FnMut(usize, usize, usize)) {
     let masks = &s.digits;
     let (units, which) = if boxes {
         (18..27, Units::Boxes)
     } else {
         (0..18, Units::Lines)
-    };
-    let technique = if boxes {
-        Technique::HiddenSingleBox
-    } else {
-        Technique::HiddenSingle
     };
     let mut done = Placed::default();
     // The digits with exactly one place in each unit: seen once, never twice (a placed digit
@@ -530,12 +550,41 @@ pub(super) fn hidden_singles(s: &State, boxes: bool, out: &mut Steps) {
         for d in digits_of(sums.single(u)) {
             let c = (masks[d] & UNIT_MASK[u]).trailing_zeros() as usize;
             if done.insert(c) {
-                let mut step = single(technique, c, d);
-                step.unit = Some(u as u8);
-                out.push(step);
+                found(c, d, u);
             }
         }
     }
+}
+
+/// A single a singles rung found: its cell, digit (0-8) and unit.
+#[derive(Clone, Copy)]
+pub(super) struct Single {
+    pub(super) cell: u8,
+    pub(super) digit: u8,
+    pub(super) unit: u8,
+}
+
+/// The first of the singles rungs (full house, hidden single in a box, in a row or column)
+/// that finds something on `s`: its technique, and what it finds in `out`, in the rung's
+/// order. What the ladder's rounds of singles need, without a step built for each.
+pub(super) fn first_singles(s: &State, out: &mut Stack<Single, CELLS>) -> Option<Technique> {
+    let push = |out: &mut Stack<Single, CELLS>, c: usize, d: usize, u: usize| {
+        out.push(Single {
+            cell: c as u8,
+            digit: d as u8,
+            unit: u as u8,
+        })
+    };
+    full_houses(s, |c, d, u| push(out, c, d, u));
+    if !out.is_empty() {
+        return Some(Technique::FullHouse);
+    }
+    hidden_singles_found(s, true, |c, d, u| push(out, c, d, u));
+    if !out.is_empty() {
+        return Some(Technique::HiddenSingleBox);
+    }
+    hidden_singles_found(s, false, |c, d, u| push(out, c, d, u));
+    (!out.is_empty()).then_some(Technique::HiddenSingle)
 }
 
 /// Every single of a board at once, for trial's closures, which apply them together: the hidden

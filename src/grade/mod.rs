@@ -442,7 +442,7 @@ pub struct Options {
 
 /// Grades `puzzle`; `None` when it has no solution.
 pub fn grade(puzzle: &Grid) -> Option<Grade> {
-    ladder(puzzle, Options::default(), &mut |_| {}, Solve::WhenNeeded)
+    ladder(puzzle, Options::default(), None, Solve::WhenNeeded)
 }
 
 /// Grades `puzzle` and returns its path too (for a hint system; this one allocates); `None` when
@@ -454,7 +454,7 @@ pub fn explain(puzzle: &Grid) -> Option<(Grade, Vec<Step>)> {
     let grade = ladder(
         puzzle,
         Options::default(),
-        &mut |s| steps.push(*s),
+        Some(&mut |s| steps.push(*s)),
         Solve::WhenNeeded,
     )?;
     Some((grade, steps))
@@ -463,12 +463,12 @@ pub fn explain(puzzle: &Grid) -> Option<(Grade, Vec<Step>)> {
 /// Grades `puzzle`, handing each step of the path to `step` in order; `None` when it has no
 /// solution (then no step is handed over).
 pub fn grade_with(puzzle: &Grid, step: &mut dyn FnMut(&Step)) -> Option<Grade> {
-    ladder(puzzle, Options::default(), step, Solve::First)
+    ladder(puzzle, Options::default(), Some(step), Solve::First)
 }
 
 /// [`grade`] with `options`.
 pub fn grade_with_options(puzzle: &Grid, options: Options) -> Option<Grade> {
-    ladder(puzzle, options, &mut |_| {}, Solve::WhenNeeded)
+    ladder(puzzle, options, None, Solve::WhenNeeded)
 }
 
 /// [`grade_with`] with `options`.
@@ -477,7 +477,7 @@ pub fn explain_with_options(
     options: Options,
     step: &mut dyn FnMut(&Step),
 ) -> Option<Grade> {
-    ladder(puzzle, options, step, Solve::First)
+    ladder(puzzle, options, Some(step), Solve::First)
 }
 
 /// When the ladder asks the solver about the puzzle.
@@ -549,7 +549,7 @@ impl Answer {
 fn ladder(
     puzzle: &Grid,
     options: Options,
-    step: &mut dyn FnMut(&Step),
+    step: Option<&mut dyn FnMut(&Step)>,
     solve: Solve,
 ) -> Option<Grade> {
     let mut answer = Answer {
@@ -593,7 +593,8 @@ struct Ladder<'a> {
     buf: Steps,
     todo: Todo,
     options: Options,
-    step: &'a mut dyn FnMut(&Step),
+    /// Where each step goes, if anywhere.
+    step: Option<&'a mut dyn FnMut(&Step)>,
 }
 
 /// Runs `ladder`'s rounds with a [`chains::DynamicMemo`], in a frame of its own.
@@ -623,6 +624,20 @@ impl Ladder<'_> {
         } = self;
         'rounds: while !state.solved() {
             buf.clear();
+            // Most rounds place singles: those are done without the rungs' machinery (and
+            // when they find nothing, the singles rungs need not run again this round).
+            let mut singles_looked = false;
+            if !skip_to_dynamic {
+                match singles_round(state, grade, step) {
+                    Ok(true) => continue,
+                    Ok(false) => singles_looked = true,
+                    Err(Contradiction) => {
+                        // As below: only on a puzzle without a solution.
+                        answer.unique(state)?;
+                        break;
+                    }
+                }
+            }
             // Whether this round's board is known to be alive (see below): always, once the
             // puzzle is known to have a solution.
             let mut alive = answer.solved;
@@ -632,6 +647,14 @@ impl Ladder<'_> {
                         continue;
                     }
                     skip_to_dynamic = false;
+                }
+                if singles_looked
+                    && matches!(
+                        rung,
+                        Rung::FullHouse | Rung::HiddenSingleBox | Rung::HiddenSingle
+                    )
+                {
+                    continue;
                 }
                 let known = match rung {
                     // The ladder without them (`Rung::NOT_UNIQUE`) once the puzzle is known to have
@@ -686,7 +709,9 @@ impl Ladder<'_> {
                 s.tenths = if nested { TRIAL3_TENTHS } else { TRIAL2_TENTHS };
                 grade.note(&s);
                 grade.trial_depth = s.length;
-                step(&s);
+                if let Some(step) = step {
+                    step(&s);
+                }
                 break;
             }
             let mut take = |s: &Step| {
@@ -694,7 +719,9 @@ impl Ladder<'_> {
                 if s.technique == Technique::Trial {
                     grade.trial_depth = grade.trial_depth.max(s.length);
                 }
-                step(s);
+                if let Some(step) = step {
+                    step(s);
+                }
             };
             let steps = buf.steps();
             // A round's steps are one rung's. The singles rungs skip the cells they placed this
@@ -734,6 +761,41 @@ impl Ladder<'_> {
     }
 }
 
+/// A round of the singles rungs (full house, then hidden singles in boxes, then in rows and
+/// columns: the first that finds something), as the ladder's round runs it: the same steps,
+/// noted and handed on in the same order, then placed. `Ok(false)` when none finds anything;
+/// `Err` when a placement clashes (only on a puzzle without a solution), as in the ladder's
+/// round.
+#[inline(always)]
+fn singles_round(
+    state: &mut State,
+    grade: &mut Grade,
+    step: &mut Option<&mut dyn FnMut(&Step)>,
+) -> Result<bool, Contradiction> {
+    let mut found: Stack<basic::Single, CELLS> = Stack::new();
+    let Some(technique) = basic::first_singles(state, &mut found) else {
+        return Ok(false);
+    };
+    let found = found.as_slice();
+    grade.note_as(technique, technique.se(), found.len() as u32);
+    if let Some(step) = step {
+        for f in found {
+            let (c, d, u) = (
+                usize::from(f.cell),
+                usize::from(f.digit),
+                usize::from(f.unit),
+            );
+            step(&basic::single_in(technique, c, d, u));
+        }
+    }
+    for f in found {
+        // Each cell of a round is empty (a full house's last cell, a hidden single's place)
+        // and met once.
+        state.place_in_empty(usize::from(f.cell), usize::from(f.digit))?;
+    }
+    Ok(true)
+}
+
 /// The cells of each digit in a full grid.
 fn solution_by_digit(solution: &Grid) -> [u128; 9] {
     let mut known = [0u128; 9];
@@ -750,15 +812,20 @@ const TRIAL3_TENTHS: u8 = 120;
 
 impl Grade {
     fn note(&mut self, s: &Step) {
-        self.steps += 1;
+        self.note_as(s.technique, s.tenths, 1);
+    }
+
+    /// Notes `n` steps of `technique` scoring `tenths`.
+    fn note_as(&mut self, technique: Technique, tenths: u8, n: u32) {
+        self.steps += n;
         // The score decides, then the technique's place in the ladder: a technique with a
         // lower score never replaces the hardest. One comparison of (score, technique) keys.
         let key = |tenths: u8, t: Option<Technique>| {
             u16::from(tenths) << 8 | t.map_or(0, |t| t as u16 + 1)
         };
-        if key(s.tenths, Some(s.technique)) > key(self.tenths, self.hardest) {
-            self.tenths = s.tenths;
-            self.hardest = Some(s.technique);
+        if key(tenths, Some(technique)) > key(self.tenths, self.hardest) {
+            self.tenths = tenths;
+            self.hardest = Some(technique);
         }
     }
 }
@@ -1515,10 +1582,25 @@ impl State {
         if (self.cand[c] & !placed_in_units) >> d & 1 == 0 {
             return Err(Contradiction);
         }
+        self.place_in_empty(c, d)
+    }
+
+    /// Places digit `d` (0-8) in cell `c`, which is empty: `Err` where `d` is not a candidate
+    /// there. The singles' way: [`State::place`] without its checks of the cell and its units,
+    /// which a placement in an empty cell does not need (a peer holding `d` took it from the
+    /// cell's candidates).
+    #[inline(always)]
+    pub(crate) fn place_in_empty(&mut self, c: usize, d: usize) -> Result<(), Contradiction> {
+        debug_assert_eq!(self.value[c], 0);
+        if self.cand[c] >> d & 1 == 0 {
+            return Err(Contradiction);
+        }
         self.value[c] = d as u8 + 1;
         self.open -= 1;
-        for e in digits_of(self.cand[c]) {
-            self.digits[e] &= !(1u128 << c);
+        // Every digit at once: cheaper than a loop over the cell's candidates.
+        let bit = !(1u128 << c);
+        for m in &mut self.digits {
+            *m &= bit;
         }
         self.cand[c] = 0;
         for &u in &CELL_UNITS[c] {
