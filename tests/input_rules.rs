@@ -335,6 +335,26 @@ fn an_output_that_names_a_directory_is_refused_before_any_input_is_read() {
 }
 
 #[test]
+fn an_output_name_that_cannot_be_looked_up_is_refused_before_any_input_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    // A name longer than a file name may be, and a path through a file as if a directory.
+    for (output, why) in [
+        (dir.path().join("y".repeat(256)), "too long"),
+        (file.join("out.txt"), "Not a directory"),
+    ] {
+        let child = spawn(&["rate", "-o", output.to_str().unwrap(), "-"]);
+        let (code, stderr) = ends_without_input(child);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("cannot create the output file"), "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
 fn check_on_puzzles_without_solutions_is_refused_before_any_record() {
     let input: String = puzzles(50).iter().map(|q| format!("{q}\n")).collect();
     let out = bin()

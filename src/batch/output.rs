@@ -69,6 +69,13 @@ impl<'a> Sink<'a> {
                 "the output name ends with `/`, which names a directory; give a file name",
             ));
         }
+        let meta = match meta {
+            // A name that cannot be looked up (too long, a component that is not a directory
+            // or cannot be searched, a loop of links) cannot be written either: said now, not
+            // after the run. Only a name that does not exist yet is made.
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            meta => meta,
+        };
         if meta.as_ref().is_ok_and(|m| !m.is_file()) {
             return Ok(Sink::Special(
                 std::fs::OpenOptions::new().write(true).open(&dest)?,
@@ -84,6 +91,9 @@ impl<'a> Sink<'a> {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        if let Ok(meta) = &meta {
+            may_replace(&dir, meta)?;
+        }
         if let Some(file) = unnamed_file(&dir) {
             return Ok(Sink::File(AtomicFile {
                 file,
@@ -178,6 +188,38 @@ impl Write for Sink<'_> {
             Sink::Special(file) => file.flush(),
         }
     }
+}
+
+/// Whether the file `meta` describes, in `dir`, may be replaced by renaming over it (see
+/// [`sticky_forbids`]): said before the run, which would otherwise fail only at its end.
+#[cfg(unix)]
+fn may_replace(dir: &Path, meta: &std::fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: `geteuid` takes nothing and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let Ok(dir_meta) = std::fs::metadata(dir) else {
+        return Ok(()); // making the temporary file there reports it
+    };
+    if sticky_forbids(me, dir_meta.mode(), dir_meta.uid(), meta.uid()) {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "the file belongs to another user, in a directory with the sticky bit, where only \
+             its owner may replace it",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn may_replace(_dir: &Path, _meta: &std::fs::Metadata) -> io::Result<()> {
+    Ok(())
+}
+
+/// In a directory with the sticky bit (`/tmp`), a file may be renamed over only by its owner,
+/// the directory's, or root (`EPERM` otherwise), whatever the file's own mode.
+#[cfg(unix)]
+fn sticky_forbids(me: u32, dir_mode: u32, dir_owner: u32, file_owner: u32) -> bool {
+    me != 0 && dir_mode & 0o1000 != 0 && file_owner != me && dir_owner != me
 }
 
 /// Follows symbolic links (at most 40, as the kernel does) to the path that will be replaced.
@@ -500,5 +542,23 @@ impl Drop for Registered {
     fn drop(&mut self) {
         self.unregister();
         let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::sticky_forbids;
+
+    #[test]
+    fn in_a_sticky_directory_only_owners_and_root_may_replace_a_file() {
+        const STICKY: u32 = 0o41777;
+        // Another user's file in another user's sticky directory: refused.
+        assert!(sticky_forbids(1000, STICKY, 0, 0));
+        // The file's owner, the directory's owner, root.
+        assert!(!sticky_forbids(1000, STICKY, 0, 1000));
+        assert!(!sticky_forbids(1000, STICKY, 1000, 0));
+        assert!(!sticky_forbids(0, STICKY, 1000, 1000));
+        // Without the sticky bit, write permission on the directory is all it takes.
+        assert!(!sticky_forbids(1000, 0o40777, 0, 0));
     }
 }
