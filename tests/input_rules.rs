@@ -339,7 +339,8 @@ fn an_output_name_that_cannot_be_looked_up_is_refused_before_any_input_is_read()
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("file");
     std::fs::write(&file, "x").unwrap();
-    // A name longer than a file name may be, and a path through a file as if a directory.
+    // A name longer than a file name may be (which used to fail only when the finished output
+    // was moved into place), and a path through a file as if a directory.
     for (output, why) in [
         (dir.path().join("y".repeat(256)), "too long"),
         (file.join("out.txt"), "Not a directory"),

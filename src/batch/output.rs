@@ -195,12 +195,15 @@ impl Write for Sink<'_> {
 #[cfg(unix)]
 fn may_replace(dir: &Path, meta: &std::fs::Metadata) -> io::Result<()> {
     use std::os::unix::fs::MetadataExt;
-    // SAFETY: `geteuid` takes nothing and cannot fail.
-    let me = unsafe { libc::geteuid() };
     let Ok(dir_meta) = std::fs::metadata(dir) else {
         return Ok(()); // making the temporary file there reports it
     };
-    if sticky_forbids(me, dir_meta.mode(), dir_meta.uid(), meta.uid()) {
+    if dir_meta.mode() & 0o1000 == 0 {
+        return Ok(());
+    }
+    // SAFETY: `geteuid` takes nothing and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if sticky_forbids(me, dir_meta.uid(), meta.uid()) && !may_own_any_file(me) {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             "the file belongs to another user, in a directory with the sticky bit, where only \
@@ -216,10 +219,28 @@ fn may_replace(_dir: &Path, _meta: &std::fs::Metadata) -> io::Result<()> {
 }
 
 /// In a directory with the sticky bit (`/tmp`), a file may be renamed over only by its owner,
-/// the directory's, or root (`EPERM` otherwise), whatever the file's own mode.
+/// the directory's, or a process that may act as any file's owner (see [`may_own_any_file`]),
+/// whatever the file's own mode.
 #[cfg(unix)]
-fn sticky_forbids(me: u32, dir_mode: u32, dir_owner: u32, file_owner: u32) -> bool {
-    me != 0 && dir_mode & 0o1000 != 0 && file_owner != me && dir_owner != me
+fn sticky_forbids(me: u32, dir_owner: u32, file_owner: u32) -> bool {
+    file_owner != me && dir_owner != me
+}
+
+/// Whether this process may act as the owner of any file (`CAP_FOWNER`, which root normally
+/// has and a user may be given): read from `/proc` on Linux; elsewhere, whether it is root.
+#[cfg(unix)]
+fn may_own_any_file(me: u32) -> bool {
+    const CAP_FOWNER: u32 = 3;
+    let effective = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("CapEff:"))?;
+            u64::from_str_radix(line["CapEff:".len()..].trim(), 16).ok()
+        });
+    match effective {
+        Some(caps) => caps >> CAP_FOWNER & 1 == 1,
+        None => me == 0,
+    }
 }
 
 /// Follows symbolic links (at most 40, as the kernel does) to the path that will be replaced.
@@ -547,18 +568,28 @@ impl Drop for Registered {
 
 #[cfg(all(test, unix))]
 mod tests {
-    use super::sticky_forbids;
+    use super::{may_own_any_file, sticky_forbids};
 
     #[test]
-    fn in_a_sticky_directory_only_owners_and_root_may_replace_a_file() {
-        const STICKY: u32 = 0o41777;
-        // Another user's file in another user's sticky directory: refused.
-        assert!(sticky_forbids(1000, STICKY, 0, 0));
-        // The file's owner, the directory's owner, root.
-        assert!(!sticky_forbids(1000, STICKY, 0, 1000));
-        assert!(!sticky_forbids(1000, STICKY, 1000, 0));
-        assert!(!sticky_forbids(0, STICKY, 1000, 1000));
-        // Without the sticky bit, write permission on the directory is all it takes.
-        assert!(!sticky_forbids(1000, 0o40777, 0, 0));
+    fn in_a_sticky_directory_only_owners_may_replace_a_file() {
+        // Another user's file in another user's directory: refused (unless the process may act
+        // as any file's owner).
+        assert!(sticky_forbids(1000, 0, 0));
+        // The file's owner, the directory's owner.
+        assert!(!sticky_forbids(1000, 0, 1000));
+        assert!(!sticky_forbids(1000, 1000, 0));
+    }
+
+    #[test]
+    fn a_process_with_cap_fowner_may_own_any_file() {
+        // The test runs as whoever runs it: its answer must match its capabilities as the
+        // kernel reports them (root with full capabilities in the usual case).
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        if let Some(line) = status.lines().find(|l| l.starts_with("CapEff:")) {
+            let caps = u64::from_str_radix(line[7..].trim(), 16).unwrap();
+            // SAFETY: `geteuid` takes nothing and cannot fail.
+            let me = unsafe { libc::geteuid() };
+            assert_eq!(may_own_any_file(me), caps >> 3 & 1 == 1);
+        }
     }
 }
