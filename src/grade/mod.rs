@@ -624,13 +624,12 @@ impl Ladder<'_> {
         } = self;
         'rounds: while !state.solved() {
             buf.clear();
-            // Most rounds place singles: those are done without the rungs' machinery (and
-            // when they find nothing, the singles rungs need not run again this round).
-            let mut singles_looked = false;
+            // Most rounds place singles: the singles rungs run here, without the rungs'
+            // machinery, and the loop below starts after them.
             if !skip_to_dynamic {
                 match singles_round(state, grade, step) {
                     Ok(true) => continue,
-                    Ok(false) => singles_looked = true,
+                    Ok(false) => {}
                     Err(Contradiction) => {
                         // As below: only on a puzzle without a solution.
                         answer.unique(state)?;
@@ -641,20 +640,12 @@ impl Ladder<'_> {
             // Whether this round's board is known to be alive (see below): always, once the
             // puzzle is known to have a solution.
             let mut alive = answer.solved;
-            for &rung in Rung::ALL {
+            for &rung in &Rung::ALL[SINGLES_RUNGS..] {
                 if skip_to_dynamic {
                     if rung != Rung::Dynamic {
                         continue;
                     }
                     skip_to_dynamic = false;
-                }
-                if singles_looked
-                    && matches!(
-                        rung,
-                        Rung::FullHouse | Rung::HiddenSingleBox | Rung::HiddenSingle
-                    )
-                {
-                    continue;
                 }
                 let known = match rung {
                     // The ladder without them (`Rung::NOT_UNIQUE`) once the puzzle is known to have
@@ -760,6 +751,15 @@ impl Ladder<'_> {
         grade
     }
 }
+
+/// The ladder's first rungs, which [`singles_round`] runs.
+const SINGLES_RUNGS: usize = 3;
+const _: () = assert!(
+    SINGLES_RUNGS == 3
+        && matches!(Rung::ALL[0], Rung::FullHouse)
+        && matches!(Rung::ALL[1], Rung::HiddenSingleBox)
+        && matches!(Rung::ALL[2], Rung::HiddenSingle)
+);
 
 /// A round of the singles rungs (full house, then hidden singles in boxes, then in rows and
 /// columns: the first that finds something), as the ladder's round runs it: the same steps,
