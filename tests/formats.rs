@@ -189,6 +189,84 @@ fn many_grids_cross_block_boundaries_in_order() {
     );
 }
 
+#[test]
+fn titled_grids_without_blank_lines_as_project_euler_writes_them() {
+    // `Grid 01` before each grid, no blank lines: each title ends the grid before it. Enough
+    // grids to cross many block boundaries, one of them short a row; detected, not named.
+    let pairs = sample_pairs();
+    let n = 25_000;
+    let short = 7;
+    let mut input = String::new();
+    let mut expected = String::new();
+    for i in 0..n {
+        let (p, s) = &pairs[i % pairs.len()];
+        input += &format!("Grid {:02}\n", i + 1);
+        if i > 0 {
+            expected += "\n";
+        }
+        if i == short {
+            let rows: Vec<String> = to_grid_text(p, false).lines().map(String::from).collect();
+            input += &(rows[..8].join("\n") + "\n");
+            expected += "invalid: a grid needs 9 rows, this one has 8\n";
+        } else {
+            input += &to_grid_text(p, false);
+            expected += &to_grid_text(s, false);
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p096_sudoku.txt");
+    std::fs::write(&path, &input).unwrap();
+    let run = bin()
+        .args(["solve", "-j", "8"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        run.stdout == expected.as_bytes(),
+        "titled grid output differs"
+    );
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!(
+            "{}:{}: invalid: a grid needs 9 rows",
+            path.display(),
+            10 * short + 2
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "records {n}, solved {}, unsolvable 0, invalid 1",
+            n - 1
+        )),
+        "{stderr}"
+    );
+    let piped = bin()
+        .args(["solve", "-q", "-j", "3"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(
+        piped.stdout == expected.as_bytes(),
+        "streamed titled grid output differs"
+    );
+    let shards: Vec<u8> = (1..=3)
+        .flat_map(|k| {
+            bin()
+                .args(["solve", "-q", "--shard", &format!("{k}/3")])
+                .arg(&path)
+                .output()
+                .unwrap()
+                .stdout
+        })
+        .collect();
+    assert!(
+        shards == expected.as_bytes(),
+        "sharded titled grid output differs"
+    );
+}
+
 fn read_csv(bytes: &[u8]) -> Vec<Vec<String>> {
     csv::ReaderBuilder::new()
         .has_headers(false)

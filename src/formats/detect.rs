@@ -404,9 +404,10 @@ pub struct Detected {
 
 /// The first record of `body` (which starts at a record: no byte-order mark, no blank or `#`
 /// line before it), when it is a whole puzzle by itself: an 81-cell line record, or nine 9-cell
-/// grid rows. Returns its format and the offset just past it. Only whole lines are judged (each
-/// has its line end, and a CR the byte after it, which tells a lone CR from a CRLF), so what
-/// this says of a prefix of an input it says of every longer one, at the same offset.
+/// grid rows (after a title line, if any). Returns its format and the offset just past it. Only
+/// whole lines are judged (each has its line end, and a CR the byte after it, which tells a lone
+/// CR from a CRLF), so what this says of a prefix of an input it says of every longer one, at
+/// the same offset.
 pub(crate) fn first_record(body: &[u8]) -> Option<(FormatChoice, usize)> {
     // A line whose end has come: its bytes, and the offset past its end.
     let whole_line = |start: usize| {
@@ -417,7 +418,8 @@ pub(crate) fn first_record(body: &[u8]) -> Option<(FormatChoice, usize)> {
     if line::parse_line(first).is_some_and(|p| p.is_ok()) {
         return Some((FormatChoice::Line, end));
     }
-    let mut end = 0;
+    // A grid may follow a title line (`Grid 01`).
+    let mut end = if grid::is_title(first) { end } else { 0 };
     for _ in 0..9 {
         let (row, next) = whole_line(end)?;
         grid::parse_row(row.trim_ascii())?;

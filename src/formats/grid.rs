@@ -1,7 +1,8 @@
 //! The grid format: nine lines of nine cells per puzzle (`0` or `.` for blanks), the cells either
 //! separated by single spaces (`0 3 5 4 6 9 2 7 8`) or not at all (`035469278`). Grids are
-//! separated by blank lines; `#` lines are ignored. A record is a run of non-blank lines, so a
-//! malformed grid never swallows the next one.
+//! separated by blank lines or title lines (a line that starts with a word, such as Project
+//! Euler's `Grid 01`), which belong to no grid; `#` lines are ignored. A record is a run of
+//! lines between separators, so a malformed grid never swallows the next one.
 //!
 //! Output keeps the style of each input grid: nine lines, spaced if the input was; grids are
 //! separated by a blank line. A grid that is not answered gets one status line instead.
@@ -38,7 +39,20 @@ pub fn parse_row(text: &[u8]) -> Option<([u8; 9], bool)> {
     Some((row, spaced))
 }
 
-/// Offset just past the last blank line of `buf` that has its line end (a grid boundary).
+/// True for a title line: one that starts (after whitespace) with a word of two letters or
+/// more, as `Grid 01` does. No row does; a row damaged by one stray letter stays a bad row.
+pub fn is_title(line: &[u8]) -> bool {
+    matches!(text::trim_start(line), [a, b, ..] if a.is_ascii_alphabetic() && b.is_ascii_alphabetic())
+}
+
+/// True for a line that ends the grid before it and belongs to none: blank, or a title.
+fn separates(line: &[u8]) -> bool {
+    let line = text::trim_start(line);
+    line.is_empty() || is_title(line)
+}
+
+/// Offset just past the last separator line (blank or title) of `buf` that has its line end (a
+/// grid boundary).
 pub fn last_boundary(buf: &[u8]) -> Option<usize> {
     let mut limit = buf.len();
     loop {
@@ -47,7 +61,7 @@ pub fn last_boundary(buf: &[u8]) -> Option<usize> {
         let crlf = cut >= 2 && buf[cut - 1] == b'\n' && buf[cut - 2] == b'\r';
         let terminator = cut - 1 - usize::from(crlf);
         let start = line_end_before(buf, terminator).unwrap_or(0);
-        if text::trim_start(&buf[start..terminator]).is_empty() {
+        if separates(&buf[start..terminator]) {
             return Some(cut);
         }
         if start == 0 {
@@ -70,7 +84,7 @@ impl TextFormat for GridFormat {
     }
 
     fn record_start_at_or_after(&self, data: &[u8], first: usize, p: usize) -> usize {
-        // A grid starts on the first line after a blank line (or at `first`).
+        // A grid starts on the first line after a separator line (or at `first`).
         let mut line = text::line_end(data, p - 1);
         loop {
             if line >= data.len() {
@@ -79,7 +93,7 @@ impl TextFormat for GridFormat {
             let crlf = line >= 2 && data[line - 1] == b'\n' && data[line - 2] == b'\r';
             let terminator = line - 1 - usize::from(crlf);
             let previous = line_end_before(data, terminator).map_or(first, |s| s.max(first));
-            if text::trim_start(&data[previous..terminator]).is_empty() {
+            if separates(&data[previous..terminator]) {
                 return line;
             }
             line = text::line_end(data, line);
@@ -111,7 +125,7 @@ impl TextFormat for GridFormat {
     }
 }
 
-/// Reads the grids of a block: a grid is a run of non-blank lines (`#` lines skipped).
+/// Reads the grids of a block: a grid is a run of lines between separators (`#` lines skipped).
 struct GridReader<'a> {
     lines: std::iter::Enumerate<Lines<'a>>,
     block: &'a [u8],
@@ -138,7 +152,7 @@ impl RecordReader for GridReader<'_> {
             let line_no = i as u64 + 1;
             // Whitespace and byte-order marks, as every text format skips them.
             let line = text::trim_start(line).trim_ascii_end();
-            if line.is_empty() {
+            if separates(line) {
                 if pending.is_some() {
                     break;
                 }
@@ -261,5 +275,28 @@ mod tests {
         assert_eq!(last_boundary(b"\n123"), Some(1));
         assert_eq!(last_boundary(b"123\r\r456\r"), Some(5));
         assert_eq!(last_boundary(b"123\r\n\r\n456\r\n"), Some(7));
+        // A title line separates grids as a blank line does; a `#` line does not.
+        assert_eq!(last_boundary(b"123\nGrid 02\n456\n"), Some(12));
+        assert_eq!(last_boundary(b"123\n # note\n456\n"), None);
+    }
+
+    #[test]
+    fn titles_start_with_a_word() {
+        assert!(is_title(b"Grid 01"));
+        assert!(is_title(b" \tPuzzle"));
+        assert!(!is_title(b"x23456789"));
+        assert!(!is_title(b"1 2 3 4 5 6 7 8 9"));
+        assert!(!is_title(b"# Grid 01"));
+        assert!(!is_title(b"G"));
+    }
+
+    #[test]
+    fn grids_start_after_separators() {
+        let data = b"Grid 01\n123\n456\nGrid 02\n789\n\n012\n";
+        let start = |p| GridFormat.record_start_at_or_after(data, 0, p);
+        assert_eq!(start(1), 8);
+        assert_eq!(start(9), 24);
+        assert_eq!(start(25), 29);
+        assert_eq!(start(30), data.len());
     }
 }
