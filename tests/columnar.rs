@@ -1331,3 +1331,45 @@ fn dedupe_against_a_table_without_a_usual_name_points_to_against_column() {
         kept.join("\n") + "\n"
     );
 }
+
+#[test]
+fn a_parquet_input_written_in_place_during_the_run_leaves_no_output() {
+    // Once the run has opened the file, the same bytes are written into it in place.
+    struct Rewrite(PathBuf);
+    impl sudoku_batch::Observer for Rewrite {
+        fn start(&mut self, _work: sudoku_batch::Work, _note: Option<&str>) {
+            use std::io::Write;
+            let bytes = std::fs::read(&self.0).unwrap();
+            let mut file = File::options().write(true).open(&self.0).unwrap();
+            file.write_all(&bytes).unwrap();
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.parquet");
+    write_parquet(&input, &puzzles(), 300);
+    // A modification time well in the past: the rewrite's is surely another.
+    let year_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(365 * 86400);
+    File::options()
+        .write(true)
+        .open(&input)
+        .unwrap()
+        .set_modified(year_ago)
+        .unwrap();
+    let output = dir.path().join("out.parquet");
+    let result = sudoku_batch::run(
+        &sudoku_batch::Config::new(sudoku_batch::Task::Solve { lexmin: false }),
+        sudoku_batch::Input::Path(input.clone()),
+        sudoku_batch::Output::Path(output.clone()),
+        &mut Rewrite(input),
+    );
+    assert!(
+        matches!(result, Err(sudoku_batch::BatchError::InputChanged { .. })),
+        "{result:?}"
+    );
+    assert!(!output.exists());
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
+}

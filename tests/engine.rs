@@ -261,6 +261,90 @@ fn an_observer_can_stop_the_run_and_no_output_file_is_left() {
     );
 }
 
+/// Once the run has opened its input, either writes the same bytes into it in place or puts a
+/// new file in its place by a rename.
+struct Rewrite {
+    input: std::path::PathBuf,
+    in_place: bool,
+}
+
+impl Observer for Rewrite {
+    fn start(&mut self, _work: Work, _note: Option<&str>) {
+        let bytes = std::fs::read(&self.input).unwrap();
+        if self.in_place {
+            use std::io::Write;
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&self.input)
+                .unwrap();
+            file.write_all(&bytes).unwrap();
+        } else {
+            let new = self.input.with_extension("new");
+            std::fs::write(&new, &bytes).unwrap();
+            std::fs::rename(&new, &self.input).unwrap();
+        }
+    }
+}
+
+#[test]
+fn an_input_written_in_place_during_the_run_leaves_no_output_but_one_replaced_does() {
+    let (text, _) = many_records();
+    let (expected, _, _) = run_in_memory(&config(SOLVE, 1), text.as_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("many.txt");
+    let output = dir.path().join("out.txt");
+    for in_place in [true, false] {
+        std::fs::write(&input, &text).unwrap();
+        // A modification time well in the past: the rewrite's is surely another.
+        let year_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(365 * 86400);
+        std::fs::File::options()
+            .write(true)
+            .open(&input)
+            .unwrap()
+            .set_modified(year_ago)
+            .unwrap();
+        let result = run(
+            &config(SOLVE, 2),
+            Input::Path(input.clone()),
+            Output::Path(output.clone()),
+            &mut Rewrite {
+                input: input.clone(),
+                in_place,
+            },
+        );
+        if in_place {
+            match result {
+                Err(e @ BatchError::InputChanged { .. }) => assert_eq!(
+                    e.to_string(),
+                    format!(
+                        "{}: the input file changed while it was read (written in place?); no \
+                         output was written",
+                        input.display()
+                    )
+                ),
+                other => panic!("expected the input to be found changed, got {other:?}"),
+            }
+            assert!(!output.exists());
+            assert_eq!(entries(dir.path()), ["many.txt"], "no temporary file left");
+        } else {
+            result.expect("a file replaced by a rename is no change to the one being read");
+            assert!(
+                std::fs::read(&output).unwrap() == expected,
+                "answers differ"
+            );
+        }
+    }
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
 fn runs_can_share_one_engine() {
     let engine = std::sync::Arc::new(sudoku_batch::Engine::new(3).unwrap());

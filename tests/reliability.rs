@@ -178,6 +178,75 @@ fn an_input_that_shrinks_under_the_run_is_an_error_not_a_crash() {
     );
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn an_input_written_in_place_during_the_run_is_an_error() {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.txt");
+    let puzzles = std::fs::read(sample()).unwrap().repeat(20_000); // 37 MB
+    std::fs::write(&input, &puzzles).unwrap();
+    // A modification time well in the past: the rewrite's is surely another.
+    let year_ago = std::time::SystemTime::now() - Duration::from_secs(365 * 86400);
+    std::fs::File::options()
+        .write(true)
+        .open(&input)
+        .unwrap()
+        .set_modified(year_ago)
+        .unwrap();
+    let fifo = dir.path().join("out.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // Hold the output's read end without reading: the run stalls with most input unread.
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let child = bin()
+        .args(["solve", "-q", "-j", "1"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&fifo)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_a_full_pipe(&reader);
+    // The same bytes, written in place: the answers would be right, but the run cannot know.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&input)
+        .unwrap()
+        .write_all(&puzzles)
+        .unwrap();
+    let drain = std::thread::spawn(move || {
+        let mut reader = reader;
+        let mut buf = vec![0; 1 << 16];
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
+            match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    drain.join().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the input file changed while it was read (written in place?); the answers written so far may not match it"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn new_files_follow_the_umask_and_replaced_files_keep_their_mode_without_setuid() {
     use std::os::unix::fs::PermissionsExt;

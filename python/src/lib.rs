@@ -1323,9 +1323,9 @@ fn to_python_error(e: BatchError) -> PyErr {
             _ => PyOSError::new_err(text),
         },
         BatchError::Stopped => PyKeyboardInterrupt::new_err(text),
-        BatchError::OutputClosed | BatchError::Engine(EngineError::Pool(_)) => {
-            PyOSError::new_err(text)
-        }
+        BatchError::OutputClosed
+        | BatchError::InputChanged { .. }
+        | BatchError::Engine(EngineError::Pool(_)) => PyOSError::new_err(text),
         // Usage: a format that does not suit the task, a shard of a stream, too many threads.
         _ => PyValueError::new_err(text),
     }

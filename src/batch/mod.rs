@@ -31,7 +31,7 @@ use crate::formats::{self, FormatChoice, FormatError, Opened};
 use crate::observe::{Message, Observer, Work};
 use crate::task::{Outcome, Tally, Task};
 use output::Sink;
-use reader::Reader;
+use reader::{InputStamp, Reader};
 use writer::{Context, Done, Slot, Written};
 
 /// A writer-side stage of a filtering task: given each record's outcome in input order, says
@@ -438,6 +438,12 @@ pub enum BatchError {
     Stopped,
     #[error(transparent)]
     Engine(#[from] EngineError),
+    /// The input file was written to while it was read: the answers may mix old and new bytes.
+    #[error(
+        "{name}: the input file changed while it was read (written in place?); {}",
+        if *answers_written { "the answers written so far may not match it" } else { "no output was written" }
+    )]
+    InputChanged { name: String, answers_written: bool },
     #[error("{name}: --shard needs a regular file as input (it cannot be streamed)")]
     ShardNeedsFile { name: String },
     /// A shard would only see its own records: dedupe keeps the first of a class in the whole
@@ -611,7 +617,7 @@ fn run_once(
         Some(limit) => (block_size.min(SLOW_MAPPED_BLOCK), limit, SLOW_AHEAD),
         None => (block_size, MIN_BLOCK, 2),
     };
-    let (mut reader, name) = open_input(input, block_size)?;
+    let (mut reader, name, stamp) = open_input(input, block_size)?;
     reader.share(threads, min_block, ahead);
     if let Some(limit) = slow_limit {
         reader.limit_streamed(limit);
@@ -681,7 +687,11 @@ fn run_once(
     if written.stopped {
         return Err(BatchError::Stopped);
     }
-    read.map_err(|source| BatchError::Read { name, source })?;
+    read.map_err(|source| BatchError::Read {
+        name: name.clone(),
+        source,
+    })?;
+    unchanged(stamp.as_ref(), &name, &sink)?;
     finish_output(sink, &out_name)?;
     let seconds = started.elapsed().as_secs_f64();
     Ok(Summary {
@@ -711,6 +721,8 @@ struct Columnar {
     kind: crate::columnar::Kind,
     data: crate::columnar::Data,
     name: String,
+    /// A regular file's stamp, taken at open.
+    stamp: Option<InputStamp>,
 }
 
 #[cfg(feature = "parquet")]
@@ -737,6 +749,7 @@ impl Columnar {
             engine,
             name: self.name,
             format,
+            stamp: self.stamp,
         };
         run.run(self.kind, self.data, sink, out_name, observer, filter)
     }
@@ -767,8 +780,11 @@ fn columnar_file<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>, B
     if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
         return Ok(Sniffed::Text(Input::Path(path)));
     }
-    let mut file = match File::open(&path) {
-        Ok(file) => file,
+    let (mut file, stamp) = match File::open(&path).and_then(|file| {
+        let stamp = InputStamp::of(&file)?;
+        Ok((file, stamp))
+    }) {
+        Ok(opened) => opened,
         Err(source) => return Err(BatchError::Open { path, source }),
     };
     let name = path_label(&path);
@@ -781,6 +797,7 @@ fn columnar_file<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>, B
             kind,
             data: Data::File(file),
             name,
+            stamp,
         }),
         None => Sniffed::Text(Input::Path(path)),
     })
@@ -819,6 +836,7 @@ fn columnar_stream<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>,
             kind,
             data: Data::read_all(head, reader).map_err(read_error)?,
             name,
+            stamp: None,
         }),
         None => Sniffed::Text(Input::Reader {
             name,
@@ -877,17 +895,40 @@ fn open_records(
     }
 }
 
-/// The reader of the input, and its name for messages.
-fn open_input(input: Input<'_>, block_size: usize) -> Result<(Reader<'_>, String), BatchError> {
+/// The reader of the input, its name for messages, and a regular file's stamp (taken before
+/// any byte is read).
+fn open_input(
+    input: Input<'_>,
+    block_size: usize,
+) -> Result<(Reader<'_>, String, Option<InputStamp>), BatchError> {
     let name = input.name();
     match input {
-        Input::Reader { reader, .. } => Ok((Reader::from_stream(reader, block_size), name)),
+        Input::Reader { reader, .. } => Ok((Reader::from_stream(reader, block_size), name, None)),
         Input::Path(path) => {
-            let reader = File::open(&path)
-                .and_then(|file| Reader::from_file(file, block_size))
+            let (reader, stamp) = File::open(&path)
+                .and_then(|file| {
+                    let stamp = InputStamp::of(&file)?;
+                    Ok((Reader::from_file(file, block_size)?, stamp))
+                })
                 .map_err(|source| BatchError::Open { path, source })?;
-            Ok((reader, name))
+            Ok((reader, name, stamp))
         }
+    }
+}
+
+/// Refuses to complete a run whose input file was written to while it was read (see
+/// [`InputStamp`]): a file output is then not moved into place.
+pub(crate) fn unchanged(
+    stamp: Option<&InputStamp>,
+    name: &str,
+    sink: &Sink<'_>,
+) -> Result<(), BatchError> {
+    match stamp {
+        Some(stamp) if stamp.changed() => Err(BatchError::InputChanged {
+            name: name.to_string(),
+            answers_written: !matches!(sink, Sink::File(_)),
+        }),
+        _ => Ok(()),
     }
 }
 

@@ -109,6 +109,43 @@ pub struct Reader<'a> {
     min_block: usize,
 }
 
+/// What a regular input file looked like when it was opened. A write into the file while it is
+/// read changes its modification time (and maybe its length), which [`InputStamp::changed`]
+/// notices, so the run does not call answers of mixed bytes complete. Replacing the file by a
+/// rename is not a change: the run goes on reading the file it opened.
+pub struct InputStamp {
+    file: File,
+    len: u64,
+    modified: io::Result<std::time::SystemTime>,
+}
+
+impl InputStamp {
+    /// The stamp of `file` now, if it is a regular file (a pipe's bytes come once).
+    pub fn of(file: &File) -> io::Result<Option<InputStamp>> {
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Ok(None);
+        }
+        Ok(Some(InputStamp {
+            file: file.try_clone()?,
+            len: meta.len(),
+            modified: meta.modified(),
+        }))
+    }
+
+    /// True when the file's length or modification time is not what it was at open (or can no
+    /// longer be read).
+    pub fn changed(&self) -> bool {
+        match self.file.metadata() {
+            Ok(meta) => match (&self.modified, meta.modified()) {
+                (Ok(then), Ok(now)) => meta.len() != self.len || *then != now,
+                _ => meta.len() != self.len,
+            },
+            Err(_) => true,
+        }
+    }
+}
+
 const READ_PIECE: usize = 64 * 1024;
 /// A streamed record may grow a block up to this size; beyond it the run stops with an error
 /// rather than holding an unbounded record in memory (a mapped file has no such limit).

@@ -371,6 +371,8 @@ pub(crate) struct Run<'c> {
     pub name: String,
     /// The output format (not `Auto`).
     pub format: OutputFormat,
+    /// A regular input file's stamp, taken at open.
+    pub stamp: Option<crate::batch::reader::InputStamp>,
 }
 
 impl Run<'_> {
@@ -390,6 +392,7 @@ impl Run<'_> {
             engine,
             name,
             format,
+            stamp,
         } = self;
         let started = Instant::now();
         let read_error = |message: String| BatchError::Read {
@@ -559,6 +562,7 @@ impl Run<'_> {
             return Err(BatchError::Stopped);
         }
         read.map_err(read_error)?;
+        crate::batch::unchanged(stamp.as_ref(), &name, &sink)?;
         crate::batch::finish_output(sink, &out_name)?;
         let seconds = started.elapsed().as_secs_f64();
         Ok(Summary {
