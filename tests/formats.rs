@@ -265,6 +265,26 @@ fn titled_grids_without_blank_lines_as_project_euler_writes_them() {
         shards == expected.as_bytes(),
         "sharded titled grid output differs"
     );
+    // Shards that hold only a title line: no answer, and no separator before the next one's.
+    std::fs::write(
+        &path,
+        format!("Grid 01\n{}", to_grid_text(&pairs[0].0, false)),
+    )
+    .unwrap();
+    let shards: Vec<u8> = (1..=20)
+        .flat_map(|k| {
+            bin()
+                .args(["solve", "-q", "--shard", &format!("{k}/20")])
+                .arg(&path)
+                .output()
+                .unwrap()
+                .stdout
+        })
+        .collect();
+    assert_eq!(
+        String::from_utf8(shards).unwrap(),
+        to_grid_text(&pairs[0].1, false)
+    );
 }
 
 fn read_csv(bytes: &[u8]) -> Vec<Vec<String>> {

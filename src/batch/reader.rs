@@ -251,7 +251,7 @@ impl<'a> Reader<'a> {
             map: Some(Arc::clone(map)),
             first,
             start,
-            records_before: text::lines(&data[first..start]).any(|line| !is_skipped(line)),
+            records_before: format.holds_record(&data[first..start]),
         }))
     }
 

@@ -20,7 +20,7 @@ pub enum FormatChoice {
     Auto,
     /// One puzzle per line: 81 cells, then optional fields.
     Line,
-    /// Nine lines of nine cells per puzzle, grids separated by blank lines.
+    /// Nine lines of nine cells per puzzle, grids separated by blank or title lines.
     Grid,
     /// A header row naming the puzzle column, then one puzzle per row.
     Csv,

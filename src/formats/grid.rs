@@ -1,7 +1,7 @@
 //! The grid format: nine lines of nine cells per puzzle (`0` or `.` for blanks), the cells either
 //! separated by single spaces (`0 3 5 4 6 9 2 7 8`) or not at all (`035469278`). Grids are
-//! separated by blank lines or title lines (a line that starts with a word, such as Project
-//! Euler's `Grid 01`), which belong to no grid; `#` lines are ignored. A record is a run of
+//! separated by blank lines or title lines (a line that starts with two letters, such as
+//! Project Euler's `Grid 01`), which belong to no grid; `#` lines are ignored. A record is a run of
 //! lines between separators, so a malformed grid never swallows the next one.
 //!
 //! Output keeps the style of each input grid: nine lines, spaced if the input was; grids are
@@ -39,8 +39,8 @@ pub fn parse_row(text: &[u8]) -> Option<([u8; 9], bool)> {
     Some((row, spaced))
 }
 
-/// True for a title line: one that starts (after whitespace) with a word of two letters or
-/// more, as `Grid 01` does. No row does; a row damaged by one stray letter stays a bad row.
+/// True for a title line: one that starts (after whitespace) with two ASCII letters, as
+/// `Grid 01` does. No row does; a row damaged by one stray letter stays a bad row.
 pub fn is_title(line: &[u8]) -> bool {
     matches!(text::trim_start(line), [a, b, ..] if a.is_ascii_alphabetic() && b.is_ascii_alphabetic())
 }
@@ -98,6 +98,11 @@ impl TextFormat for GridFormat {
             }
             line = text::line_end(data, line);
         }
+    }
+
+    fn holds_record(&self, bytes: &[u8]) -> bool {
+        // Titles are no grid.
+        lines(bytes).any(|line| !text::is_skipped(line) && !is_title(line))
     }
 
     fn block_separator(&self) -> &'static [u8] {

@@ -55,7 +55,13 @@ pub(crate) trait TextFormat: Send + Sync {
         }
     }
 
-    /// Bytes the writer puts between two non-empty blocks (grids are separated by blank lines).
+    /// Whether `bytes` (whole lines) hold a record: a line that is not blank or `#`.
+    fn holds_record(&self, bytes: &[u8]) -> bool {
+        text::lines(bytes).any(|line| !text::is_skipped(line))
+    }
+
+    /// Bytes the writer puts between two non-empty blocks (grid answers are separated by blank
+    /// lines).
     fn block_separator(&self) -> &'static [u8] {
         b""
     }
