@@ -87,6 +87,36 @@ fn names_stdout(path: &std::path::Path) -> bool {
         .any(|name| path == std::path::Path::new(name))
 }
 
+/// Whether the answers would be written straight into the regular file `input` is, as
+/// `cat x >> x` would append to its own input: standard output, or a path written directly (a
+/// descriptor's name), that is that file. An output file that is replaced whole is not.
+#[cfg(unix)]
+fn output_is_input(input: &std::path::Path, output: &Output<'_>) -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let Ok(input) = std::fs::metadata(input) else {
+        return false;
+    };
+    let output = match output {
+        Output::Path(path) if sudoku_batch::output_written_directly(path) => {
+            std::fs::metadata(path)
+        }
+        Output::Path(_) => return false,
+        _ => std::io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .and_then(|fd| std::fs::File::from(fd).metadata()),
+    };
+    output.is_ok_and(|out| {
+        input.is_file() && out.is_file() && (out.dev(), out.ino()) == (input.dev(), input.ino())
+    })
+}
+
+#[cfg(not(unix))]
+fn output_is_input(_input: &std::path::Path, _output: &Output<'_>) -> bool {
+    false
+}
+
 /// Whether `path` reads standard input: `-` or one of its names.
 fn names_stdin(path: &std::path::Path) -> bool {
     ["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]
@@ -172,6 +202,15 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
     match &output {
         Output::Path(path) if !names_stdout(path) => {}
         _ => require_stdout()?,
+    }
+    if let Input::Path(path) = &input {
+        if output_is_input(path, &output) {
+            return Err(Failure::usage(format!(
+                "{}: the input file is also the output (the answers would be written into it \
+                 as it is read); write them to another file",
+                sudoku_batch::path_label(path)
+            )));
+        }
     }
     // stdout, a path to a device or pipe, or the file stdout already is, is written directly,
     // not renamed into place.

@@ -248,6 +248,40 @@ fn an_input_written_in_place_during_the_run_is_an_error() {
 }
 
 #[test]
+fn answers_appended_to_their_own_input_are_refused_before_any_work() {
+    // `solve x >> x` (as `cat x >> x` is refused): standard output writes into the input file.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("x.txt");
+    let puzzles = std::fs::read(sample()).unwrap();
+    for output in ["", "-o /dev/stdout"] {
+        std::fs::write(&input, &puzzles).unwrap();
+        let run = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "exec {} solve -q {output} x.txt >> x.txt",
+                env!("CARGO_BIN_EXE_sudoku-batch")
+            ))
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{output}");
+        assert_eq!(
+            String::from_utf8_lossy(&run.stderr),
+            "sudoku-batch: error: x.txt: the input file is also the output (the answers would \
+             be written into it as it is read); write them to another file\n"
+        );
+        assert_eq!(std::fs::read(&input).unwrap(), puzzles, "{output}");
+    }
+    // Replaced whole, the input may be the output.
+    let run = bin()
+        .args(["solve", "-q", "x.txt", "-o", "x.txt"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+}
+
+#[test]
 fn new_files_follow_the_umask_and_replaced_files_keep_their_mode_without_setuid() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();

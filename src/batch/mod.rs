@@ -506,6 +506,11 @@ pub fn run(
                 name,
                 source: FormatError::NoAgainstPuzzleColumn { names },
             },
+            // Nothing is written in this pass, nor has the output been opened.
+            BatchError::InputChanged { name, .. } => BatchError::InputChanged {
+                name: format!("--against {name}"),
+                answers_written: false,
+            },
             e => e,
         })?;
     if let Some(note) = &first.note {
