@@ -441,7 +441,7 @@ pub enum BatchError {
     /// The input file was written to while it was read: the answers may mix old and new bytes.
     #[error(
         "{name}: the input file changed while it was read (written in place?); {}",
-        if *answers_written { "the answers written so far may not match it" } else { "no output was written" }
+        what_was_written(*answers_written)
     )]
     InputChanged { name: String, answers_written: bool },
     #[error("{name}: --shard needs a regular file as input (it cannot be streamed)")]
@@ -450,6 +450,14 @@ pub enum BatchError {
     /// input.
     #[error("dedupe cannot run on a shard (a shard sees only its own records); canonicalize the shards with canon and drop repeated forms afterwards")]
     DedupeSharded,
+}
+
+/// The end of [`BatchError::InputChanged`]'s message: what became of the answers.
+fn what_was_written(answers_written: bool) -> &'static str {
+    match answers_written {
+        true => "the answers written so far may not match it",
+        false => "no output was written",
+    }
 }
 
 /// The most worker threads a run may ask for: far more than any machine's cores, and few enough

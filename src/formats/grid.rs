@@ -1,8 +1,8 @@
 //! The grid format: nine lines of nine cells per puzzle (`0` or `.` for blanks), the cells either
 //! separated by single spaces (`0 3 5 4 6 9 2 7 8`) or not at all (`035469278`). Grids are
 //! separated by blank lines or title lines (a line that starts with two letters, such as
-//! Project Euler's `Grid 01`), which belong to no grid; `#` lines are ignored. A record is a run of
-//! lines between separators, so a malformed grid never swallows the next one.
+//! Project Euler's `Grid 01`), which belong to no grid; `#` lines are ignored. A record is a run
+//! of lines between separators, so a malformed grid never swallows the next one.
 //!
 //! Output keeps the style of each input grid: nine lines, spaced if the input was; grids are
 //! separated by a blank line. A grid that is not answered gets one status line instead.
@@ -42,7 +42,8 @@ pub fn parse_row(text: &[u8]) -> Option<([u8; 9], bool)> {
 /// True for a title line: one that starts (after whitespace) with two ASCII letters, as
 /// `Grid 01` does. No row does; a row damaged by one stray letter stays a bad row.
 pub fn is_title(line: &[u8]) -> bool {
-    matches!(text::trim_start(line), [a, b, ..] if a.is_ascii_alphabetic() && b.is_ascii_alphabetic())
+    let line = text::trim_start(line);
+    line.len() >= 2 && line[0].is_ascii_alphabetic() && line[1].is_ascii_alphabetic()
 }
 
 /// True for a line that ends the grid before it and belongs to none: blank, or a title.
