@@ -1347,14 +1347,7 @@ fn a_parquet_input_written_in_place_during_the_run_leaves_no_output() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.parquet");
     write_parquet(&input, &puzzles(), 300);
-    // A modification time well in the past: the rewrite's is surely another.
-    let year_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(365 * 86400);
-    File::options()
-        .write(true)
-        .open(&input)
-        .unwrap()
-        .set_modified(year_ago)
-        .unwrap();
+    common::backdate(&input);
     let output = dir.path().join("out.parquet");
     let result = sudoku_batch::run(
         &sudoku_batch::Config::new(sudoku_batch::Task::Solve { lexmin: false }),

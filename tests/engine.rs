@@ -295,14 +295,7 @@ fn an_input_written_in_place_during_the_run_leaves_no_output_but_one_replaced_do
     let output = dir.path().join("out.txt");
     for in_place in [true, false] {
         std::fs::write(&input, &text).unwrap();
-        // A modification time well in the past: the rewrite's is surely another.
-        let year_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(365 * 86400);
-        std::fs::File::options()
-            .write(true)
-            .open(&input)
-            .unwrap()
-            .set_modified(year_ago)
-            .unwrap();
+        common::backdate(&input);
         let result = run(
             &config(SOLVE, 2),
             Input::Path(input.clone()),
@@ -325,7 +318,11 @@ fn an_input_written_in_place_during_the_run_leaves_no_output_but_one_replaced_do
                 other => panic!("expected the input to be found changed, got {other:?}"),
             }
             assert!(!output.exists());
-            assert_eq!(entries(dir.path()), ["many.txt"], "no temporary file left");
+            assert_eq!(
+                common::entries(dir.path()),
+                ["many.txt"],
+                "no temporary file left"
+            );
         } else {
             result.expect("a file replaced by a rename is no change to the one being read");
             assert!(
@@ -334,15 +331,6 @@ fn an_input_written_in_place_during_the_run_leaves_no_output_but_one_replaced_do
             );
         }
     }
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::entries;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -15,15 +16,6 @@ fn bin() -> Command {
 
 fn sample() -> PathBuf {
     common::shipped("sample.txt")
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 /// Runs `command` reading `puzzles` 2,000 times over from a pipe that stays open (so the run is
@@ -116,21 +108,18 @@ fn wait_for_a_full_pipe(reader: &std::fs::File) {
     }
 }
 
+/// Runs `solve -j 1` on `input` (large) into a FIFO whose reader holds it without reading, so
+/// the run stalls with most of its input unread; then calls `change` and drains the FIFO.
+/// Returns what the run ended with.
 #[cfg(target_os = "linux")]
-#[test]
-fn an_input_that_shrinks_under_the_run_is_an_error_not_a_crash() {
+fn solve_stalled_then(input: &Path, change: impl FnOnce()) -> std::process::Output {
     use std::os::unix::fs::OpenOptionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("big.txt");
-    let puzzles = std::fs::read(sample()).unwrap();
-    std::fs::write(&input, puzzles.repeat(20_000)).unwrap(); // 37 MB
-    let fifo = dir.path().join("out.fifo");
+    let fifo = input.with_extension("fifo");
     assert!(Command::new("mkfifo")
         .arg(&fifo)
         .status()
         .unwrap()
         .success());
-    // Hold the output's read end without reading: the run stalls with most input unread.
     let reader = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
@@ -138,18 +127,17 @@ fn an_input_that_shrinks_under_the_run_is_an_error_not_a_crash() {
         .unwrap();
     let child = bin()
         .args(["solve", "-q", "-j", "1"])
-        .arg(&input)
+        .arg(input)
         .arg("-o")
         .arg(&fifo)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Truncate only once the pipe is full: the run has mapped its input, answered the start of
-    // it and stalled (a fixed sleep could fire before a slow machine started the run).
+    // Change the input only once the pipe is full: the run has mapped its input, answered the
+    // start of it and stalled (a fixed sleep could fire before a slow machine started the run).
     wait_for_a_full_pipe(&reader);
-    std::fs::File::create(&input).unwrap(); // truncate it to nothing
+    change();
     let drain = std::thread::spawn(move || {
-        use std::io::Read;
         let mut reader = reader;
         let mut buf = vec![0; 1 << 16];
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
@@ -166,6 +154,19 @@ fn an_input_that_shrinks_under_the_run_is_an_error_not_a_crash() {
     });
     let out = child.wait_with_output().unwrap();
     drain.join().unwrap();
+    out
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_input_that_shrinks_under_the_run_is_an_error_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.txt");
+    let puzzles = std::fs::read(sample()).unwrap();
+    std::fs::write(&input, puzzles.repeat(20_000)).unwrap(); // 37 MB
+    let out = solve_stalled_then(&input, || {
+        std::fs::File::create(&input).unwrap(); // truncate it to nothing
+    });
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("changed"), "{stderr}");
@@ -181,64 +182,20 @@ fn an_input_that_shrinks_under_the_run_is_an_error_not_a_crash() {
 #[cfg(target_os = "linux")]
 #[test]
 fn an_input_written_in_place_during_the_run_is_an_error() {
-    use std::os::unix::fs::OpenOptionsExt;
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("big.txt");
     let puzzles = std::fs::read(sample()).unwrap().repeat(20_000); // 37 MB
     std::fs::write(&input, &puzzles).unwrap();
-    // A modification time well in the past: the rewrite's is surely another.
-    let year_ago = std::time::SystemTime::now() - Duration::from_secs(365 * 86400);
-    std::fs::File::options()
-        .write(true)
-        .open(&input)
-        .unwrap()
-        .set_modified(year_ago)
-        .unwrap();
-    let fifo = dir.path().join("out.fifo");
-    assert!(Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
-    // Hold the output's read end without reading: the run stalls with most input unread.
-    let reader = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(&fifo)
-        .unwrap();
-    let child = bin()
-        .args(["solve", "-q", "-j", "1"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&fifo)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for_a_full_pipe(&reader);
+    common::backdate(&input);
     // The same bytes, written in place: the answers would be right, but the run cannot know.
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&input)
-        .unwrap()
-        .write_all(&puzzles)
-        .unwrap();
-    let drain = std::thread::spawn(move || {
-        let mut reader = reader;
-        let mut buf = vec![0; 1 << 16];
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        while std::time::Instant::now() < deadline {
-            match reader.read(&mut buf) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    std::thread::sleep(Duration::from_millis(5))
-                }
-                Err(e) => panic!("{e}"),
-            }
-        }
+    let out = solve_stalled_then(&input, || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&input)
+            .unwrap()
+            .write_all(&puzzles)
+            .unwrap();
     });
-    let out = child.wait_with_output().unwrap();
-    drain.join().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -7,6 +7,28 @@ pub mod reference;
 
 use std::path::{Path, PathBuf};
 
+/// The names in `dir`, sorted.
+pub fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Sets the modification time of `path` a year back, so that a write to it during a test surely
+/// gives it another.
+pub fn backdate(path: &Path) {
+    let year_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(365 * 86400);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(year_ago)
+        .unwrap();
+}
+
 /// A file this project ships in `data/`.
 pub fn shipped(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
