@@ -587,6 +587,34 @@ pub(super) fn first_singles(s: &State, out: &mut Stack<Single, CELLS>) -> Option
     (!out.is_empty()).then_some(Technique::HiddenSingle)
 }
 
+/// Places full houses and hidden singles until none is left: the number of cells placed. The
+/// board it ends on is the one the ladder's rounds of singles end on, in fewer passes, for when
+/// neither the rounds' order nor their names matter (see `Ladder::rounds`): on a board with a
+/// solution each single holds in every solution, so it stays a single until it is placed,
+/// whatever is placed first. Each pass sums the units once and places what it finds as it goes,
+/// each single read from the board as it is then: one whose digit was placed in its unit since
+/// is skipped. `Err` when a placement clashes; a unit left with a digit that has no place (on a
+/// board without a solution) is left for the ladder's check of the board.
+pub(super) fn singles_closure(s: &mut State) -> Result<u32, Contradiction> {
+    let mut placed = 0;
+    loop {
+        let sums = unit_digits(&s.cand, Units::All);
+        let before = placed;
+        for u in 0..27 {
+            for d in digits_of(sums.single(u)) {
+                let m = s.digits[d] & UNIT_MASK[u];
+                if is_single(m) {
+                    s.place_in_empty(m.trailing_zeros() as usize, d)?;
+                    placed += 1;
+                }
+            }
+        }
+        if placed == before {
+            return Ok(placed);
+        }
+    }
+}
+
 /// Every single of a board at once, for trial's closures, which apply them together: the hidden
 /// singles of every unit (a full house is one too) and the naked singles, one step per cell
 /// (the steps' names do not matter there, nor which of two clashing digits a cell gets: the

@@ -627,7 +627,22 @@ impl Ladder<'_> {
             // Most rounds place singles: the singles rungs run here, without the rungs'
             // machinery, and the loop below starts after them.
             if !skip_to_dynamic {
-                match singles_round(state, grade, step) {
+                // Once the grade scores a hidden single's 1.5 or more, which no single raises
+                // (full houses and hidden singles in boxes score less, and tie with no other
+                // technique), the rounds of singles change only the board and the count of steps
+                // (see `basic::singles_closure`): without steps to hand on, the singles are placed
+                // at once, as many passes as it takes. (The same for full houses and hidden
+                // singles in boxes, once the grade holds the latter's score, took more
+                // instructions than their rounds.)
+                let singles = if step.is_none() && grade.tenths >= Technique::HiddenSingle.se() {
+                    basic::singles_closure(state).map(|n| {
+                        grade.steps += n;
+                        state.solved()
+                    })
+                } else {
+                    singles_round(state, grade, step)
+                };
+                match singles {
                     Ok(true) => continue,
                     Ok(false) => {}
                     Err(Contradiction) => {
@@ -1847,11 +1862,39 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "needs SUDOKU_DATA_DIR"]
+    fn singles_placed_at_once_grade_as_rounds_of_singles_on_public_puzzles() {
+        // `grade` places the singles at once once the grade holds a hidden single's score;
+        // `grade_with`, which hands the steps on, keeps to the rounds: the same grade and count
+        // of steps, on every set (17-clue puzzles need hidden singles in rows and columns early,
+        // and reach the rungs above the singles a few times each).
+        let mut at_once = 0;
+        for (file, n) in [
+            ("puzzles2_17_clue", 3000),
+            ("puzzles3_magictour_top1465", 300),
+            ("puzzles5_forum_hardest_1905_11+", 40),
+            ("puzzles6_forum_hardest_1106", 40),
+            ("puzzles7_serg_benchmark", 300),
+        ] {
+            for p in public_puzzles(file, n) {
+                let rounds = grade_with(&p, &mut |_| {});
+                let g = grade(&p);
+                assert_eq!(g, rounds, "{file}: {p}");
+                at_once += usize::from(g.is_some_and(|g| g.tenths >= 15));
+            }
+        }
+        assert!(at_once > 3000, "{at_once}");
+    }
+
+    #[test]
     fn solving_when_needed_grades_as_solving_first() {
         // Each shipped minimal puzzle as it is (unique), with a given dropped (several solutions:
         // the puzzle is minimal), and with a wrong given added that clashes with none (no solution: the
         // solution is unique and has another digit there). The ladder that asks the solver
-        // only when a rung needs it must give the same grade, the same path and `None` alike.
+        // only when a rung needs it must give the same grade, the same path and `None` alike;
+        // `grade`, which hands no step on, places the singles at once where it can (see
+        // `basic::singles_closure`), and must give the same grade as the ladder that keeps to
+        // rounds of singles, which `grade_with` does.
         let text = include_str!("../../data/generated_minimal_2000.txt");
         let (mut none, mut several, mut past_singles) = (0, 0, 0);
         for (i, line) in text.lines().take(600).enumerate() {
