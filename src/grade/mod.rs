@@ -1492,6 +1492,25 @@ pub(crate) const PEERS: [u128; CELLS] = {
     p
 };
 
+/// The 20 peers of each cell, as cell numbers.
+const PEER_CELLS: [[u8; 20]; CELLS] = {
+    let mut p = [[0u8; 20]; CELLS];
+    let mut c = 0;
+    while c < CELLS {
+        let (mut e, mut k) = (0, 0);
+        while e < CELLS {
+            if PEERS[c] >> e & 1 == 1 {
+                p[c][k] = e as u8;
+                k += 1;
+            }
+            e += 1;
+        }
+        assert!(k == 20);
+        c += 1;
+    }
+    p
+};
+
 /// The cells of a bitset, lowest first.
 pub(crate) fn cells_of(m: u128) -> impl Iterator<Item = usize> {
     // A word at a time: 64-bit steps are cheaper than 128-bit ones.
@@ -1621,7 +1640,13 @@ impl State {
         for &u in &CELL_UNITS[c] {
             self.units[usize::from(u)] |= 1 << d;
         }
-        self.remove(d, PEERS[c]);
+        // From all 20 peers, whether they hold `d` or not: a loop of fixed length, where one
+        // over the peers that hold it ended on a mispredicted branch.
+        let bit = !(1u16 << d);
+        for &p in &PEER_CELLS[c] {
+            self.cand[usize::from(p)] &= bit;
+        }
+        self.digits[d] &= !PEERS[c];
         Ok(())
     }
 
