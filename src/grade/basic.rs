@@ -608,8 +608,9 @@ pub(super) fn first_singles(s: &State, out: &mut Stack<Single, CELLS>) -> Option
 /// solution each single holds in every solution, so it stays a single until it is placed,
 /// whatever is placed first. Each pass sums the units once and places what it finds as it goes,
 /// each single read from the board as it is then: one whose digit was placed in its unit since
-/// is skipped. `Err` when a placement clashes; a unit left with a digit that has no place (on a
-/// board without a solution) is left for the ladder's check of the board.
+/// is skipped. Each single is read from its digit's candidates, so its placement never clashes
+/// (the `Err` is `place_in_empty`'s); on a board without a solution, a unit left with a digit
+/// that has no place is left for the ladder's check of the board.
 pub(super) fn singles_closure(s: &mut State) -> Result<u32, Contradiction> {
     let mut placed = 0;
     loop {

@@ -627,13 +627,13 @@ impl Ladder<'_> {
             // Most rounds place singles: the singles rungs run here, without the rungs'
             // machinery, and the loop below starts after them.
             if !skip_to_dynamic {
-                // Once the grade scores a hidden single's 1.5 or more, which no single raises
-                // (full houses and hidden singles in boxes score less, and tie with no other
-                // technique), the rounds of singles change only the board and the count of steps
-                // (see `basic::singles_closure`): without steps to hand on, the singles are placed
-                // at once, as many passes as it takes. (The same for full houses and hidden
-                // singles in boxes, once the grade holds the latter's score, took more
-                // instructions than their rounds.)
+                // Once the grade scores a hidden single's 1.5 or more, no single raises it (full
+                // houses and hidden singles in boxes score less, and no other technique scores
+                // 1.5, so a tie leaves the hardest as it is): the rounds of singles change only
+                // the board and the count of steps (see `basic::singles_closure`). Without steps
+                // to hand on, the singles are placed at once, as many passes as it takes. (The
+                // same for full houses and hidden singles in boxes, once the grade holds the
+                // latter's score, took more instructions than their rounds.)
                 let singles = if step.is_none() && grade.tenths >= Technique::HiddenSingle.se() {
                     basic::singles_closure(state).map(|n| {
                         grade.steps += n;
