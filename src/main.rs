@@ -87,25 +87,19 @@ fn names_stdout(path: &std::path::Path) -> bool {
         .any(|name| path == std::path::Path::new(name))
 }
 
-/// Whether the answers would be written straight into the regular file `input` is, as
+/// Whether the answers would be written straight into the regular file `input` describes, as
 /// `cat x >> x` would append to its own input: standard output, or a path written directly (a
 /// descriptor's name), that is that file. An output file that is replaced whole is not.
 #[cfg(unix)]
-fn output_is_input(input: &std::path::Path, output: &Output<'_>) -> bool {
+fn output_is_input(input: &std::fs::Metadata, output: &Output<'_>) -> bool {
     use std::os::fd::AsFd;
     use std::os::unix::fs::MetadataExt;
-    let Ok(input) = std::fs::metadata(input) else {
-        return false;
-    };
     let output = match output {
         Output::Path(path) if sudoku_batch::output_written_directly(path) => {
             std::fs::metadata(path)
         }
         Output::Path(_) => return false,
-        _ => std::io::stdout()
-            .as_fd()
-            .try_clone_to_owned()
-            .and_then(|fd| std::fs::File::from(fd).metadata()),
+        _ => fd_metadata(std::io::stdout().as_fd()),
     };
     output.is_ok_and(|out| {
         input.is_file() && out.is_file() && (out.dev(), out.ino()) == (input.dev(), input.ino())
@@ -113,8 +107,26 @@ fn output_is_input(input: &std::path::Path, output: &Output<'_>) -> bool {
 }
 
 #[cfg(not(unix))]
-fn output_is_input(_input: &std::path::Path, _output: &Output<'_>) -> bool {
+fn output_is_input(_input: &std::fs::Metadata, _output: &Output<'_>) -> bool {
     false
+}
+
+/// What standard input is (`< file` makes it that file).
+#[cfg(unix)]
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    use std::os::fd::AsFd;
+    fd_metadata(std::io::stdin().as_fd()).ok()
+}
+
+#[cfg(not(unix))]
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    None
+}
+
+#[cfg(unix)]
+fn fd_metadata(fd: std::os::fd::BorrowedFd<'_>) -> std::io::Result<std::fs::Metadata> {
+    fd.try_clone_to_owned()
+        .and_then(|fd| std::fs::File::from(fd).metadata())
 }
 
 /// Whether `path` reads standard input: `-` or one of its names.
@@ -178,7 +190,7 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
         ..
     } = command
     {
-        if against.as_os_str() == "-" && matches!(input, Input::Reader { .. }) {
+        if against.as_os_str() == "-" && matches!(input, Input::Stdin) {
             return Err(Failure::usage(
                 "--against - reads stdin, which is already the input: give the input or the \
                  other file by name",
@@ -191,7 +203,7 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
         Input::Path(path) if !names_stdin(path) && !against_stdin => {}
         _ => require_stdin()?,
     }
-    if matches!(input, Input::Reader { .. }) && std::io::stdin().is_terminal() {
+    if matches!(input, Input::Stdin) && std::io::stdin().is_terminal() {
         let mut cmd = flags::Cli::command();
         cmd.build();
         if let Some(sub) = cmd.find_subcommand_mut(command.name()) {
@@ -203,14 +215,16 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
         Output::Path(path) if !names_stdout(path) => {}
         _ => require_stdout()?,
     }
-    if let Input::Path(path) = &input {
-        if output_is_input(path, &output) {
-            return Err(Failure::usage(format!(
-                "{}: the input file is also the output (the answers would be written into it \
-                 as it is read); write them to another file",
-                sudoku_batch::path_label(path)
-            )));
-        }
+    let input_file = match &input {
+        Input::Path(path) => std::fs::metadata(path).ok(),
+        _ => stdin_metadata(),
+    };
+    if input_file.is_some_and(|input_file| output_is_input(&input_file, &output)) {
+        return Err(Failure::usage(format!(
+            "{}: the input file is also the output (the answers would be written into it as it \
+             is read); write them to another file",
+            input.name()
+        )));
     }
     // stdout, a path to a device or pipe, or the file stdout already is, is written directly,
     // not renamed into place.

@@ -82,7 +82,9 @@ fn a_signal_mid_run_leaves_no_file_and_exits_128_plus_n() {
     }
 }
 
-/// Waits (up to a minute) until the pipe whose read end is `reader` holds as many bytes as it can.
+/// Waits (up to a minute) until the pipe whose read end is `reader` holds as many bytes as it can:
+/// all it can, or all but less than a page and no more for 200 ms (the writer's last write may
+/// not fit in what is left, and then blocks whole).
 #[cfg(target_os = "linux")] // F_GETPIPE_SZ
 fn wait_for_a_full_pipe(reader: &std::fs::File) {
     use std::os::fd::AsRawFd;
@@ -94,10 +96,13 @@ fn wait_for_a_full_pipe(reader: &std::fs::File) {
         std::io::Error::last_os_error()
     );
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let (mut last, mut same) = (-1, 0);
     loop {
         let mut queued: libc::c_int = 0;
         assert_eq!(unsafe { libc::ioctl(fd, libc::FIONREAD, &mut queued) }, 0);
-        if queued >= capacity {
+        same = if queued == last { same + 1 } else { 0 };
+        last = queued;
+        if queued >= capacity || queued > capacity - 4096 && same >= 20 {
             return;
         }
         assert!(
@@ -108,11 +113,21 @@ fn wait_for_a_full_pipe(reader: &std::fs::File) {
     }
 }
 
+/// How a stalled run is given its input.
+#[cfg(target_os = "linux")]
+#[derive(Clone, Copy)]
+enum Given {
+    /// By name.
+    Named,
+    /// As standard input (`solve - < input`).
+    OnStdin,
+}
+
 /// Runs `solve -j 1` on `input` (large) into a FIFO whose reader holds it without reading, so
 /// the run stalls with most of its input unread; then calls `change` and drains the FIFO.
 /// Returns what the run ended with.
 #[cfg(target_os = "linux")]
-fn solve_stalled_then(input: &Path, change: impl FnOnce()) -> std::process::Output {
+fn solve_stalled_then(input: &Path, given: Given, change: impl FnOnce()) -> std::process::Output {
     use std::os::unix::fs::OpenOptionsExt;
     let fifo = input.with_extension("fifo");
     assert!(Command::new("mkfifo")
@@ -125,15 +140,19 @@ fn solve_stalled_then(input: &Path, change: impl FnOnce()) -> std::process::Outp
         .custom_flags(libc::O_NONBLOCK)
         .open(&fifo)
         .unwrap();
-    let child = bin()
-        .args(["solve", "-q", "-j", "1"])
-        .arg(input)
+    let mut cmd = bin();
+    cmd.args(["solve", "-q", "-j", "1"]);
+    match given {
+        Given::Named => cmd.arg(input),
+        Given::OnStdin => cmd.arg("-").stdin(std::fs::File::open(input).unwrap()),
+    };
+    let child = cmd
         .arg("-o")
         .arg(&fifo)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Change the input only once the pipe is full: the run has mapped its input, answered the
+    // Change the input only once the pipe is full: the run has opened its input, answered the
     // start of it and stalled (a fixed sleep could fire before a slow machine started the run).
     wait_for_a_full_pipe(&reader);
     change();
@@ -154,6 +173,7 @@ fn solve_stalled_then(input: &Path, change: impl FnOnce()) -> std::process::Outp
     });
     let out = child.wait_with_output().unwrap();
     drain.join().unwrap();
+    std::fs::remove_file(&fifo).unwrap();
     out
 }
 
@@ -164,7 +184,7 @@ fn an_input_that_shrinks_under_the_run_is_an_error_not_a_crash() {
     let input = dir.path().join("big.txt");
     let puzzles = std::fs::read(sample()).unwrap();
     std::fs::write(&input, puzzles.repeat(20_000)).unwrap(); // 37 MB
-    let out = solve_stalled_then(&input, || {
+    let out = solve_stalled_then(&input, Given::Named, || {
         std::fs::File::create(&input).unwrap(); // truncate it to nothing
     });
     assert_eq!(out.status.code(), Some(2));
@@ -185,49 +205,62 @@ fn an_input_written_in_place_during_the_run_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("big.txt");
     let puzzles = std::fs::read(sample()).unwrap().repeat(20_000); // 37 MB
-    std::fs::write(&input, &puzzles).unwrap();
-    common::backdate(&input);
-    // The same bytes, written in place: the answers would be right, but the run cannot know.
-    let out = solve_stalled_then(&input, || {
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&input)
-            .unwrap()
-            .write_all(&puzzles)
-            .unwrap();
-    });
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("the input file changed while it was read (written in place?); the answers written so far may not match it"),
-        "{stderr}"
-    );
+                                                                   // Named, and on standard input, which is then read as a stream.
+    for (given, name) in [(Given::Named, "big.txt"), (Given::OnStdin, "<stdin>")] {
+        std::fs::write(&input, &puzzles).unwrap();
+        common::backdate(&input);
+        // The same bytes, written in place: the answers would be right, but the run cannot
+        // know.
+        let out = solve_stalled_then(&input, given, || {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&input)
+                .unwrap()
+                .write_all(&puzzles)
+                .unwrap();
+        });
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("{name}: the input file changed while it was read (written in place?); the answers written so far may not match it")),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]
 fn answers_appended_to_their_own_input_are_refused_before_any_work() {
-    // `solve x >> x` (as `cat x >> x` is refused): standard output writes into the input file.
+    // `solve x >> x` (as `cat x >> x` is refused): standard output writes into the input file,
+    // named or standard input.
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("x.txt");
     let puzzles = std::fs::read(sample()).unwrap();
-    for output in ["", "-o /dev/stdout"] {
-        std::fs::write(&input, &puzzles).unwrap();
-        let run = Command::new("sh")
-            .arg("-c")
-            .arg(format!(
-                "exec {} solve -q {output} x.txt >> x.txt",
-                env!("CARGO_BIN_EXE_sudoku-batch")
-            ))
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        assert_eq!(run.status.code(), Some(2), "{output}");
-        assert_eq!(
-            String::from_utf8_lossy(&run.stderr),
-            "sudoku-batch: error: x.txt: the input file is also the output (the answers would \
-             be written into it as it is read); write them to another file\n"
-        );
-        assert_eq!(std::fs::read(&input).unwrap(), puzzles, "{output}");
+    for (given, name) in [
+        ("x.txt", "x.txt"),
+        ("- < x.txt", "<stdin>"),
+        ("< x.txt", "<stdin>"),
+    ] {
+        for output in ["", "-o /dev/stdout"] {
+            std::fs::write(&input, &puzzles).unwrap();
+            let run = Command::new("sh")
+                .arg("-c")
+                .arg(format!(
+                    "exec {} solve -q {output} {given} >> x.txt",
+                    env!("CARGO_BIN_EXE_sudoku-batch")
+                ))
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            assert_eq!(run.status.code(), Some(2), "{given} {output}");
+            assert_eq!(
+                String::from_utf8_lossy(&run.stderr),
+                format!(
+                    "sudoku-batch: error: {name}: the input file is also the output (the answers \
+                     would be written into it as it is read); write them to another file\n"
+                )
+            );
+            assert_eq!(std::fs::read(&input).unwrap(), puzzles, "{given} {output}");
+        }
     }
     // Replaced whole, the input may be the output.
     let run = bin()

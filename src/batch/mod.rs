@@ -280,11 +280,14 @@ impl std::str::FromStr for Shard {
 pub enum Input<'a> {
     /// A file: mapped when it is a regular file, streamed otherwise (a FIFO, `/proc` files).
     Path(PathBuf),
-    /// Any reader (stdin, a pipe, memory), streamed in blocks; `name` is used in error messages.
+    /// Any reader (a pipe, memory), streamed in blocks; `name` is used in error messages.
     Reader {
         name: String,
         reader: Box<dyn Read + 'a>,
     },
+    /// The process's standard input, streamed in blocks. When it is a regular file (`< file`),
+    /// the run checks that the file did not change while it was read, as for [`Input::Path`].
+    Stdin,
 }
 
 impl<'a> Input<'a> {
@@ -300,6 +303,7 @@ impl<'a> Input<'a> {
         match self {
             Input::Path(p) => path_label(p),
             Input::Reader { name, .. } => name.clone(),
+            Input::Stdin => STDIN.to_string(),
         }
     }
 }
@@ -500,7 +504,7 @@ pub fn run(
     pass.engine = config.engine.clone();
     let sink = Output::writer("nowhere", io::sink());
     let against = match against.as_os_str() == "-" {
-        true => Input::reader("<stdin>", io::stdin()),
+        true => Input::Stdin,
         false => Input::Path(against.clone()),
     };
     let name = against.name();
@@ -565,12 +569,24 @@ fn run_once(
     // A shard is a byte range of a file: refused for a stream before anything is read from it
     // (even an empty one, and however long it takes to send its first byte).
     let streamed = match &input {
-        Input::Reader { .. } => true,
+        Input::Reader { .. } | Input::Stdin => true,
         Input::Path(path) => std::fs::metadata(path).is_ok_and(|m| !m.is_file()),
     };
     if config.shard.is_some() && streamed {
         return Err(BatchError::ShardNeedsFile { name: input.name() });
     }
+    // Standard input that is a regular file is stamped as a named file is, before any byte of
+    // it is read; from here on it is a stream like any other.
+    let (input, mut stdin_stamp) = match input {
+        Input::Stdin => {
+            let stamp = stdin_stamp().map_err(|source| BatchError::Read {
+                name: STDIN.to_string(),
+                source,
+            })?;
+            (Input::reader(STDIN, io::stdin()), stamp)
+        }
+        input => (input, None),
+    };
     let engine = match &config.engine {
         Some(engine) => Arc::clone(engine),
         None => Arc::new(Engine::new(config.threads)?),
@@ -603,7 +619,7 @@ fn run_once(
     // The output is checked before the input is read: a bad `-o` fails at once.
     let (mut sink, out_name) = open_output(output)?;
     #[cfg(feature = "parquet")]
-    let input = match columnar_stream(input, config)? {
+    let input = match columnar_stream(input, config, &mut stdin_stamp)? {
         Sniffed::Columnar(columnar) => {
             return columnar.run(
                 config,
@@ -631,6 +647,7 @@ fn run_once(
         None => (block_size, MIN_BLOCK, 2),
     };
     let (mut reader, name, stamp) = open_input(input, block_size)?;
+    let stamp = stamp.or(stdin_stamp);
     reader.share(threads, min_block, ahead);
     if let Some(limit) = slow_limit {
         reader.limit_streamed(limit);
@@ -820,7 +837,14 @@ fn columnar_file<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>, B
 /// `<(cat x.parquet)`) that starts with a columnar format's magic is read whole, then by that
 /// format's reader; a text stream goes on as text, its first bytes put back.
 #[cfg(feature = "parquet")]
-fn columnar_stream<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>, BatchError> {
+///
+/// `stamp` is the stamp of the file behind the stream, if any (standard input from a file): a
+/// columnar input takes it along.
+fn columnar_stream<'a>(
+    input: Input<'a>,
+    config: &Config,
+    stamp: &mut Option<InputStamp>,
+) -> Result<Sniffed<'a>, BatchError> {
     use crate::columnar::{Data, Kind};
     if config.format != FormatChoice::Auto {
         return Ok(Sniffed::Text(input));
@@ -849,7 +873,7 @@ fn columnar_stream<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>,
             kind,
             data: Data::read_all(head, reader).map_err(read_error)?,
             name,
-            stamp: None,
+            stamp: stamp.take(),
         }),
         None => Sniffed::Text(Input::Reader {
             name,
@@ -917,6 +941,12 @@ fn open_input(
     let name = input.name();
     match input {
         Input::Reader { reader, .. } => Ok((Reader::from_stream(reader, block_size), name, None)),
+        // Stamped, if at all, before it was first read (see `run_once`).
+        Input::Stdin => Ok((
+            Reader::from_stream(Box::new(io::stdin()), block_size),
+            name,
+            None,
+        )),
         Input::Path(path) => {
             let (reader, stamp) = File::open(&path)
                 .and_then(|file| {
@@ -927,6 +957,21 @@ fn open_input(
             Ok((reader, name, stamp))
         }
     }
+}
+
+/// Standard input's name in messages.
+const STDIN: &str = "<stdin>";
+
+/// The stamp of standard input, if it is a regular file (see [`InputStamp`]).
+#[cfg(unix)]
+fn stdin_stamp() -> io::Result<Option<InputStamp>> {
+    use std::os::fd::AsFd;
+    InputStamp::of(&File::from(io::stdin().as_fd().try_clone_to_owned()?))
+}
+
+#[cfg(not(unix))]
+fn stdin_stamp() -> io::Result<Option<InputStamp>> {
+    Ok(None)
 }
 
 /// Refuses to complete a run whose input file was written to while it was read (see

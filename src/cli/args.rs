@@ -322,7 +322,7 @@ impl Command {
         let common = self.common()?;
         let input = match &common.input {
             Some(p) if p.as_os_str() != "-" => Input::Path(p.clone()),
-            _ => Input::reader("<stdin>", std::io::stdin()),
+            _ => Input::Stdin,
         };
         let output = match &common.output {
             Some(p) if p.as_os_str() != "-" => Output::Path(p.clone()),
