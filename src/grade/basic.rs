@@ -685,11 +685,18 @@ fn new_hidden_singles(placed: &[u16; 27], d: usize, m: u128, touched: u128) -> u
             units |= 1 << u;
         }
     }
-    (0..27)
-        .filter(|&u| units >> u & 1 == 1 && placed[u] >> d & 1 == 0)
-        .map(|u| m & UNIT_MASK[u])
-        .filter(|&p| is_single(p))
-        .fold(0, |a, p| a | p)
+    // The units without `d` placed, and the singles among them, each found without a branch:
+    // filters here mispredicted most of their tests.
+    let mut open = 0u32;
+    for (u, &p) in placed.iter().enumerate() {
+        open |= u32::from(p >> d & 1 == 0) << u;
+    }
+    let mut singles = 0;
+    for u in bits_of(units & open) {
+        let p = m & UNIT_MASK[u];
+        singles |= p & 0u128.wrapping_sub(u128::from(is_single(p)));
+    }
+    singles
 }
 
 /// Where locked candidates can remove something, as digit masks: for each box, and each of its

