@@ -577,6 +577,7 @@ fn run_once(
     }
     // Standard input that is a regular file is stamped as a named file is, before any byte of
     // it is read; from here on it is a stream like any other.
+    #[cfg_attr(not(feature = "parquet"), allow(unused_mut))] // a columnar input takes it
     let (input, mut stdin_stamp) = match input {
         Input::Stdin => {
             let stamp = stdin_stamp().map_err(|source| BatchError::Read {
@@ -836,10 +837,10 @@ fn columnar_file<'a>(input: Input<'a>, config: &Config) -> Result<Sniffed<'a>, B
 /// A stream (stdin, or a path that names a FIFO or another special file, such as
 /// `<(cat x.parquet)`) that starts with a columnar format's magic is read whole, then by that
 /// format's reader; a text stream goes on as text, its first bytes put back.
-#[cfg(feature = "parquet")]
 ///
 /// `stamp` is the stamp of the file behind the stream, if any (standard input from a file): a
 /// columnar input takes it along.
+#[cfg(feature = "parquet")]
 fn columnar_stream<'a>(
     input: Input<'a>,
     config: &Config,
