@@ -597,6 +597,13 @@ struct Ladder<'a> {
     step: Option<&'a mut dyn FnMut(&Step)>,
 }
 
+#[cfg(test)]
+thread_local! {
+    /// The passes of [`basic::singles_closure`] the ladders of this thread have run: the tests
+    /// see that `grade` runs them where it may, and `grade_with` never.
+    static CLOSURES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Runs `ladder`'s rounds with a [`chains::DynamicMemo`], in a frame of its own.
 #[inline(never)]
 fn with_dynamic_memo(ladder: &mut Ladder<'_>) -> Option<bool> {
@@ -635,6 +642,8 @@ impl Ladder<'_> {
                 // same for full houses and hidden singles in boxes, once the grade holds the
                 // latter's score, took more instructions than their rounds.)
                 let singles = if step.is_none() && grade.tenths >= Technique::HiddenSingle.se() {
+                    #[cfg(test)]
+                    CLOSURES.with(|n| n.set(n.get() + 1));
                     basic::singles_closure(state).map(|n| {
                         grade.steps += n;
                         state.solved()
@@ -1887,7 +1896,7 @@ mod tests {
         // `grade_with`, which hands the steps on, keeps to the rounds: the same grade and count
         // of steps, on every set (17-clue puzzles need hidden singles in rows and columns early,
         // and reach the rungs above the singles a few times each).
-        let mut at_once = 0;
+        let (mut at_once, mut closures) = (0, 0);
         for (file, n) in [
             ("puzzles2_17_clue", 3000),
             ("puzzles3_magictour_top1465", 300),
@@ -1896,13 +1905,26 @@ mod tests {
             ("puzzles7_serg_benchmark", 300),
         ] {
             for p in public_puzzles(file, n) {
+                let before = CLOSURES.with(|n| n.get());
                 let rounds = grade_with(&p, &mut |_| {});
+                let between = CLOSURES.with(|n| n.get());
                 let g = grade(&p);
                 assert_eq!(g, rounds, "{file}: {p}");
-                at_once += usize::from(g.is_some_and(|g| g.tenths >= 15));
+                assert_eq!(
+                    between, before,
+                    "{file}: {p}: grade_with placed singles at once"
+                );
+                let ran = CLOSURES.with(|n| n.get()) - between;
+                // A grade of 1.5 or more is reached with singles still to place (the last
+                // step before the grid is full is a single).
+                let at_15 =
+                    g.is_some_and(|g| g.tenths >= 15 && g.hardest != Some(Technique::Trial));
+                assert!(!at_15 || ran > 0, "{file}: {p}: no pass of singles at once");
+                at_once += usize::from(at_15);
+                closures += ran;
             }
         }
-        assert!(at_once > 3000, "{at_once}");
+        assert!(at_once > 3000 && closures > at_once, "{at_once} {closures}");
     }
 
     #[test]
@@ -1915,7 +1937,7 @@ mod tests {
         // `basic::singles_closure`), and must give the same grade as the ladder that keeps to
         // rounds of singles, which `grade_with` does.
         let text = include_str!("../../data/generated_minimal_2000.txt");
-        let (mut none, mut several, mut past_singles) = (0, 0, 0);
+        let (mut none, mut several, mut past_singles, mut at_once) = (0, 0, 0, 0);
         for (i, line) in text.lines().take(600).enumerate() {
             let p: Grid = line.parse().expect("a puzzle");
             let mut solution = Grid::EMPTY;
@@ -1941,9 +1963,12 @@ mod tests {
             for cells in [*cells, dropped, wrong] {
                 let q = Grid::from_cells(cells).expect("digits");
                 let mut first = Vec::new();
+                let before = CLOSURES.with(|n| n.get());
                 let eager = grade_with(&q, &mut |s| first.push(*s));
                 let lazy = explain(&q);
+                assert_eq!(CLOSURES.with(|n| n.get()), before, "{q}: placed at once");
                 assert_eq!(grade(&q), eager, "{q}");
+                at_once += CLOSURES.with(|n| n.get()) - before;
                 match (eager, lazy) {
                     (None, None) => {
                         none += 1;
@@ -1988,6 +2013,8 @@ mod tests {
         assert!(none == 600 && several == 600, "{none} {several}");
         // Some puzzles without a solution stay alive past the singles.
         assert!(past_singles > 20, "{past_singles}");
+        // `grade` placed singles at once where it could.
+        assert!(at_once > 600, "{at_once}");
     }
 
     #[test]
