@@ -242,6 +242,63 @@ fn an_input_written_in_place_during_the_run_is_an_error() {
     }
 }
 
+/// A Parquet file on standard input is checked too: it is read whole, after the output is
+/// opened, and its stamp, taken before, is checked once it is answered.
+#[cfg(all(target_os = "linux", feature = "parquet"))]
+#[test]
+fn a_parquet_input_on_stdin_written_in_place_during_the_run_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("x.parquet");
+    let bytes = std::fs::read(common::shipped("sample.parquet")).unwrap();
+    std::fs::write(&input, &bytes).unwrap();
+    common::backdate(&input);
+    let fifo = dir.path().join("out.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let child = bin()
+        .args(["solve", "-q", "-", "-o"])
+        .arg(&fifo)
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The run blocks opening its output until a reader comes: by then it has taken the stamp
+    // and read nothing.
+    let wchan = format!("/proc/{}/wchan", child.id());
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&wchan).unwrap_or_default() != "wait_for_partner" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run did not reach its output in a minute"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&input)
+        .unwrap()
+        .write_all(&bytes)
+        .unwrap();
+    let mut answers = Vec::new();
+    std::fs::File::open(&fifo)
+        .unwrap()
+        .read_to_end(&mut answers)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "<stdin>: the input file changed while it was read (written in place?); the answers \
+             written so far may not match it"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn answers_appended_to_their_own_input_are_refused_before_any_work() {
     // `solve x >> x` (as `cat x >> x` is refused): standard output writes into the input file,
