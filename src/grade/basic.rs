@@ -685,8 +685,8 @@ fn new_hidden_singles(placed: &[u16; 27], d: usize, m: u128, touched: u128) -> u
             units |= 1 << u;
         }
     }
-    // The units without `d` placed, and the singles among them, each found without a branch:
-    // filters here mispredicted most of their tests.
+    // The units without `d` placed, and the singles among them, found without a test on each
+    // unit's contents: filters here mispredicted most of their tests.
     let mut open = 0u32;
     for (u, &p) in placed.iter().enumerate() {
         open |= u32::from(p >> d & 1 == 0) << u;

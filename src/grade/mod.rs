@@ -599,8 +599,8 @@ struct Ladder<'a> {
 
 #[cfg(test)]
 thread_local! {
-    /// The passes of [`basic::singles_closure`] the ladders of this thread have run: the tests
-    /// see that `grade` runs them where it may, and `grade_with` never.
+    /// The calls of [`basic::singles_closure`] (one a round) the ladders of this thread have
+    /// made: the tests see that `grade` makes them where it may, and `grade_with` never.
     static CLOSURES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
@@ -1523,7 +1523,7 @@ const PEER_CELLS: [[u8; 20]; CELLS] = {
 /// The cells of a bitset, lowest first.
 pub(crate) fn cells_of(mut m: u128) -> impl Iterator<Item = usize> {
     // 128-bit steps: more instructions than a word at a time, but no branch from the low word
-    // to the high one, which most walks mispredicted (2% of the time on 17-clue and magictour).
+    // to the high one, which most walks mispredicted.
     std::iter::from_fn(move || {
         (m != 0).then(|| {
             let c = m.trailing_zeros() as usize;
@@ -1915,8 +1915,10 @@ mod tests {
                     "{file}: {p}: grade_with placed singles at once"
                 );
                 let ran = CLOSURES.with(|n| n.get()) - between;
-                // A grade of 1.5 or more is reached with singles still to place (the last
-                // step before the grid is full is a single).
+                // The round that first takes the grade to 1.5 or more leaves cells to fill on
+                // every puzzle here (one that filled the grid would need every empty cell to be
+                // a hidden single in a row or column at once, and none in a box or a unit's
+                // last cell).
                 let at_15 =
                     g.is_some_and(|g| g.tenths >= 15 && g.hardest != Some(Technique::Trial));
                 assert!(!at_15 || ran > 0, "{file}: {p}: no pass of singles at once");
