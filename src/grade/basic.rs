@@ -1,8 +1,8 @@
 //! Singles, locked candidates, naked and hidden subsets, basic fish.
 
 use super::{
-    bits_of, candidate_counts, cells_of, digit_count, digits_of, is_single, Contradiction, Stack,
-    State, Step, Steps, Technique, ALL_CELLS, CELL_UNITS, UNIT_MASK,
+    bits_of, candidate_counts, cells_of, digit_count, digits_of, is_single, units_of,
+    Contradiction, Stack, State, Step, Steps, Technique, ALL_CELLS, UNIT_MASK,
 };
 use crate::grid::{CELLS, UNITS};
 
@@ -679,12 +679,7 @@ pub(super) fn naked_singles(s: &State, out: &mut Steps) {
 /// The hidden singles of digit `d` in the units of the cells of `touched`, given the digit's
 /// candidates `m` after a removal.
 fn new_hidden_singles(placed: &[u16; 27], d: usize, m: u128, touched: u128) -> u128 {
-    let mut units = 0u32;
-    for c in cells_of(touched) {
-        for &u in &CELL_UNITS[c] {
-            units |= 1 << u;
-        }
-    }
+    let units = units_of(touched);
     // The units without `d` placed, and the singles among them, found without a test on each
     // unit's contents: filters here mispredicted most of their tests.
     let mut open = 0u32;
