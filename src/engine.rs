@@ -77,15 +77,28 @@ impl Engine {
     /// start no threads per call. The engines of the four thread counts used last are kept; an
     /// older one is let go (its workers end once no caller holds it), so a caller that tries
     /// many thread counts does not gather thousands of idle threads.
+    ///
+    /// A process forked from one that made engines (Python's `multiprocessing`, a data loader's
+    /// workers) has their memory but none of their threads: it makes engines of its own.
     pub fn shared(threads: usize) -> Result<Arc<Engine>, EngineError> {
-        /// Engines by thread count, the one used last at the end.
-        type Shared = Mutex<Vec<(usize, Arc<Engine>)>>;
+        /// Engines by thread count, the one used last at the end, and the process they belong
+        /// to.
+        type Shared = Mutex<(u32, Vec<(usize, Arc<Engine>)>)>;
         static ENGINES: OnceLock<Shared> = OnceLock::new();
         const KEPT: usize = 4;
-        let mut engines = ENGINES
+        let mut shared = ENGINES
             .get_or_init(Default::default)
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (owner, engines) = &mut *shared;
+        let process = std::process::id();
+        if *owner != process {
+            // The parent's engines, copied by a fork: a job sent to one would wait forever for
+            // workers that do not exist here. Leaked, not dropped: dropping a pool wakes its
+            // workers through locks a parent's thread may have held at the fork.
+            std::mem::forget(std::mem::take(engines));
+            *owner = process;
+        }
         let engine = match engines.iter().position(|(n, _)| *n == threads) {
             Some(i) => engines.remove(i).1,
             None => Arc::new(Engine::new(threads)?),

@@ -57,8 +57,10 @@ pub trait Observer: Send {
     fn progress(&mut self, _progress: Progress) {}
     /// A line saying what the job is doing now (`bench`: which file, mode and thread count).
     fn status(&mut self, _line: &str) {}
-    /// Asked between pieces of work: `true` stops the job (a batch run then ends with
-    /// [`crate::BatchError::Stopped`] and creates no output file). A front end sets it on Ctrl-C.
+    /// Asked after each piece of work written, and every 20 ms while the run waits for one:
+    /// `true` stops the job (a batch run then ends with [`crate::BatchError::Stopped`] and
+    /// creates no output file; the workers leave the `grade` and `rate` records, and the table
+    /// rows, they have not answered). A front end sets it on Ctrl-C.
     fn should_stop(&mut self) -> bool {
         false
     }

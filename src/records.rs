@@ -6,6 +6,9 @@
 //! filtering task, copy the record as it came), count. It is the only place that does so; the
 //! batch pipeline calls it on each block, the in-memory [`crate::Engine`] on text it is handed.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use crate::observe::Message;
 use crate::task::{Outcome, Record, Tally, Task};
 
@@ -47,6 +50,9 @@ pub(crate) struct BlockOut {
     /// filter keeps or drops each.
     pub kept: Vec<Kept>,
     max_messages: usize,
+    /// Raised when the run stops (the observer asked it to): the block is left part-answered,
+    /// and never written.
+    pub stop: Arc<AtomicBool>,
 }
 
 /// A record in a filtering block's bytes.
@@ -75,6 +81,13 @@ impl BlockOut {
         self.lines = 0;
         self.kept.clear();
         self.max_messages = max_messages;
+    }
+
+    /// Whether the run has stopped: the block's remaining records are not answered (a slow
+    /// record can take a second, a block thousands of them).
+    #[inline(always)]
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
     }
 
     /// Counts the outcome of a record, with a message if it is a problem; `line` gives the
@@ -117,8 +130,14 @@ where
         return explain_records(reader, nested, out);
     }
     let filters = task.filters();
+    // A stopped run leaves a block of slow records at once; a block of fast ones (a second at
+    // most) is finished, and their loop reads no flag.
+    let watch = task.is_slow();
     let mut outcome = Outcome::Unsolvable;
     while let Some(record) = reader.next_record() {
+        if watch && out.stopped() {
+            return;
+        }
         record.answer_into(task, &mut outcome);
         if filters {
             out.bytes.extend_from_slice(reader.as_read());
@@ -141,6 +160,9 @@ where
 #[inline(never)]
 fn explain_records<R: RecordReader>(mut reader: R, nested: bool, out: &mut BlockOut) {
     while let Some(record) = reader.next_record() {
+        if out.stopped() {
+            return;
+        }
         let outcome = match &record.puzzle {
             Ok(puzzle) => crate::task::explain_into(puzzle, nested, &mut out.bytes),
             Err(invalid) => {

@@ -1366,3 +1366,54 @@ fn a_parquet_input_written_in_place_during_the_run_leaves_no_output() {
         "no temporary file left"
     );
 }
+
+/// Asks the run to stop at its first look.
+struct StopAtOnce;
+
+impl sudoku_batch::Observer for StopAtOnce {
+    fn should_stop(&mut self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_stopped_run_leaves_the_records_it_has_not_answered_in_text_and_tables() {
+    use std::time::{Duration, Instant};
+    use sudoku_batch::{BatchError, Config, Input, Output, Task, TaskOptions};
+    // 6,000 records of 4,096 searches each (about 10 ms a record in a release build, 30 s on two
+    // threads; the table is one batch, the text a few blocks): a run that finished the batch or
+    // blocks it had started before it stopped would take seconds at least.
+    let text = std::fs::read_to_string(common::shipped("generated_minimal_2000.txt")).unwrap();
+    let puzzles: Vec<Option<String>> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && l.len() >= 81)
+        .map(|l| Some(l[..81].to_string()))
+        .cycle()
+        .take(6000)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let lines = dir.path().join("slow.txt");
+    let joined: String = puzzles.iter().flatten().map(|p| format!("{p}\n")).collect();
+    std::fs::write(&lines, joined).unwrap();
+    let table = dir.path().join("slow.parquet");
+    write_parquet(&table, &puzzles, puzzles.len());
+    let rate = Task::named("rate", TaskOptions::default().samples(4096)).unwrap();
+    for input in [lines, table] {
+        let output = dir.path().join("out");
+        let started = Instant::now();
+        let result = sudoku_batch::run(
+            &Config::new(rate).threads(2),
+            Input::Path(input.clone()),
+            Output::Path(output.clone()),
+            &mut StopAtOnce,
+        );
+        let took = started.elapsed();
+        assert!(matches!(result, Err(BatchError::Stopped)), "{result:?}");
+        assert!(
+            took < Duration::from_secs(3),
+            "{}: stopped after {took:?}",
+            input.display()
+        );
+        assert!(!output.exists(), "no output after a stop");
+    }
+}

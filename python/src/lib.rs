@@ -291,9 +291,7 @@ impl TextReader {
         self.with_text(item, |text| match text {
             Text::Borrowed(t) | Text::BadNumber(_, t) => Ok(t.trim_ascii().to_vec()),
             Text::Number(digits) => Ok(digits.to_vec()),
-            Text::Other if item.is_none() || item.extract::<f64>().is_ok_and(f64::is_nan) => {
-                Err(Invalid::NullSolution)
-            }
+            Text::Other if is_missing(item) => Err(Invalid::NullSolution),
             Text::Other => Err(Invalid::SolutionNotText),
         })
     }
@@ -352,7 +350,7 @@ impl TextReader {
                 return f(Text::Number(padded));
             }
         }
-        if self.other.is_none() && !item.is_none() {
+        if self.other.is_none() && !is_missing(item) {
             self.other = Some(
                 item.get_type()
                     .name()
@@ -361,6 +359,22 @@ impl TextReader {
         }
         f(Text::Other)
     }
+}
+
+/// Whether a value is a missing one, as Python and pandas write it: `None`, a float NaN (pandas'
+/// missing value in an object column), `pd.NA` or `pd.NaT`. A batch of nothing but these is a
+/// batch of null records, not a column of the wrong type.
+fn is_missing(item: &Bound<'_, PyAny>) -> bool {
+    if item.is_none() || item.extract::<f64>().is_ok_and(f64::is_nan) {
+        return true;
+    }
+    let ty = item.get_type();
+    let named = |module: &str, name: &str| {
+        ty.module()
+            .is_ok_and(|m| m.to_cow().is_ok_and(|m| m.starts_with(module)))
+            && ty.name().is_ok_and(|n| n.to_cow().is_ok_and(|n| n == name))
+    };
+    named("pandas", "NAType") || named("pandas", "NaTType")
 }
 
 /// One answer as a Python object: a solution or canonical form `str` (solve, canon), a count

@@ -307,3 +307,72 @@ def test_solve_file_takes_paths_as_str_bytes_or_path_like(cli, tmp_path):
         out.unlink()
     graded = sb.solve_file(os.fsencode(src), os.fsencode(tmp_path / "grades.txt"), task="grade")
     assert graded["records"] == len(puzzles_of("sample.txt"))
+
+
+def _solve_in_child(queue):
+    queue.put(sb.solve([PUZZLE], threads=2))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX only")
+def test_a_forked_child_answers_after_the_parent_used_the_engine():
+    # The parent's worker threads are not copied by a fork: a child that used the parent's
+    # pool waited for them forever (multiprocessing's fork start, datasets' num_proc).
+    import multiprocessing
+
+    sb.solve([PUZZLE], threads=2)  # the parent's pool for two threads now exists
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_solve_in_child, args=(queue,))
+    child.start()
+    child.join(60)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        pytest.fail("the forked child did not finish within 60 s")
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) == [SOLUTION]
+
+
+def test_a_pandas_batch_of_only_missing_values_is_a_batch_of_null_puzzles():
+    # A chunk of a DataFrame may hold no puzzle at all: its records are null, not a wrong type.
+    pd = pytest.importorskip("pandas")
+    null = "invalid: the puzzle is null"
+    for series in [
+        pd.Series([pd.NA, pd.NA], dtype="string[python]"),
+        pd.Series([float("nan"), None], dtype=object),
+        pd.Series([None, None], dtype="category"),
+    ]:
+        answers, statuses = sb.solve(series, with_status=True)
+        assert statuses.tolist() == [null, null], series.dtype
+        assert answers.isna().all()
+    # A missing solution is a null solution, however pandas writes it.
+    puzzles = pd.Series([PUZZLE, PUZZLE, PUZZLE], dtype="string[python]")
+    solutions = pd.Series([SOLUTION, pd.NA, None], dtype="string[python]")
+    _, statuses = sb.check(puzzles, solutions, with_status=True)
+    assert statuses.tolist() == ["ok", "invalid: the solution is null", "invalid: the solution is null"]
+    # Numbers are still refused, missing values or not.
+    with pytest.raises(TypeError, match="dtype=str"):
+        sb.solve([float("nan"), 2.5])
+
+
+def test_numpy_string_dtype_arrays_are_puzzle_strings():
+    dtypes = pytest.importorskip("numpy.dtypes")
+    if not hasattr(dtypes, "StringDType"):
+        pytest.skip("NumPy before 2.0 has no StringDType")
+    puzzles = np.array([PUZZLE, "bad"], dtype=dtypes.StringDType())
+    assert sb.solve(puzzles, with_status=True) == (
+        [SOLUTION, None], ["solved", "invalid: expected 81 cells, found 3"])
+
+
+def test_solve_file_grades_with_nested_trial_as_the_cli(cli, tmp_path):
+    # SE's 10.6-rated puzzle of docs/grading.md: `Trial depth 2+` (10.5) without nested.
+    src = tmp_path / "hard.txt"
+    src.write_text("..39.....4...8..36..8...1...4..6..738......1......2.....4.7..686........7.....5..\n")
+    for nested, flags in [(False, []), (True, ["--nested"])]:
+        out = tmp_path / f"graded-{nested}.txt"
+        summary = sb.solve_file(src, out, task="grade", nested=nested)
+        assert summary["records"] == 1
+        cli_out = subprocess.run([cli, "grade", "-q", *flags, str(src)], capture_output=True, text=True)
+        assert out.read_text() == cli_out.stdout
+    assert (tmp_path / "graded-False.txt").read_text().startswith("10.5 ")
+    assert (tmp_path / "graded-True.txt").read_text().startswith("10.6 ")

@@ -102,6 +102,45 @@ def test_ctrl_c_stops_solve_file_and_leaves_no_output(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "long.py"], "no output, no temporary file"
 
 
+@pytest.mark.parametrize("table", [False, True])
+def test_ctrl_c_stops_solve_file_of_slow_records_and_its_workers(tmp_path, table):
+    # 8,000 records of 4,096 searches each (about 10 ms a record): the run must not finish the
+    # block or the table's batch it is in (minutes of work) before it stops, nor let its
+    # workers go on with them after the exception.
+    puzzles = puzzles_of("generated_minimal_2000.txt") * 4
+    if table:
+        pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install pyarrow)")
+        import pyarrow.parquet as pq
+
+        src = tmp_path / "slow.parquet"
+        pq.write_table(pa.table({"question": puzzles}), src)
+    else:
+        src = tmp_path / "slow.txt"
+        src.write_text("\n".join(puzzles) + "\n")
+    out = tmp_path / "out.txt"
+    took, code, err = interrupt(
+        f"""
+        import atexit, time, sudoku_batch as sb
+
+        def burned():
+            # CPU time of the whole process over half a second after the exception.
+            start = time.process_time()
+            time.sleep(0.5)
+            print("burned", time.process_time() - start, file=sys.stderr, flush=True)
+
+        atexit.register(burned)
+        print("go", flush=True)
+        sb.solve_file({str(src)!r}, {str(out)!r}, task="rate", samples=4096, threads=2)  # CALL
+        """,
+        tmp_path,
+    )
+    assert "KeyboardInterrupt" in err, err
+    assert took < 1.0, f"{took:.2f} s from SIGINT to KeyboardInterrupt"
+    (burned,) = [float(line.split()[-1]) for line in err.splitlines() if line.startswith("burned ")]
+    assert burned < 0.2, f"the workers went on: {burned:.2f} s of CPU in the half second after"
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("kind", ["list", "arrow"])
 def test_the_gil_is_released_while_solving(kind):
     puzzles = puzzles_of("generated_minimal_2000.txt") * 100

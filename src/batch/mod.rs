@@ -22,6 +22,7 @@ pub(crate) mod writer;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -1027,6 +1028,9 @@ pub(crate) fn finish_output(sink: Sink<'_>, name: &str) -> Result<(), BatchError
     }
 }
 
+/// How often a run's writer asks the observer whether to stop while it waits for answers.
+pub(crate) const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// An opened input's run: what the reader, the workers and the writer share.
 struct Plan<'a> {
     config: &'a Config,
@@ -1048,8 +1052,13 @@ impl<'a> Plan<'a> {
     ) -> (io::Result<()>, io::Result<Written>) {
         let (config, slots) = (self.config, self.slots);
         let (free_tx, free_rx) = crossbeam_channel::bounded(slots);
+        // Raised by the writer when the observer stops the run: the workers then leave their
+        // blocks (see `BlockOut::stop`).
+        let stop = Arc::new(AtomicBool::new(false));
         for _ in 0..slots {
-            free_tx.send(Slot::default()).expect("channel has room");
+            let mut slot = Slot::default();
+            slot.out.stop = Arc::clone(&stop);
+            free_tx.send(slot).expect("channel has room");
         }
         let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
         let format = Arc::clone(&self.opened.format);
@@ -1074,7 +1083,7 @@ impl<'a> Plan<'a> {
             let writer = std::thread::Builder::new()
                 .name("sudoku-batch-writer".into())
                 .spawn_scoped(scope, || {
-                    writer::write_ordered(done_rx, free_tx, sink, observer, ctx)
+                    writer::write_ordered(done_rx, free_tx, sink, observer, ctx, &stop)
                 })
                 .expect("cannot start the writer thread");
             let mut seq = 0u64;

@@ -5,8 +5,9 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use super::reader::Chunk;
 use super::Filter;
@@ -65,6 +66,7 @@ pub fn write_ordered(
     out: &mut dyn Write,
     observer: &mut dyn Observer,
     mut ctx: Context<'_>,
+    stop: &AtomicBool,
 ) -> io::Result<Written> {
     let mut written = Written::default();
     let mut shown = 0usize;
@@ -78,7 +80,21 @@ pub fn write_ordered(
     }
     let mut pending = BTreeMap::new();
     let mut next = 0u64;
-    for done in blocks {
+    loop {
+        // The observer is asked every `STOP_POLL` while no block comes (one can take seconds),
+        // as well as after each block written.
+        let done = match blocks.recv_timeout(super::STOP_POLL) {
+            Ok(done) => done,
+            Err(RecvTimeoutError::Timeout) => {
+                if observer.should_stop() {
+                    stop.store(true, Ordering::Relaxed);
+                    written.stopped = true;
+                    return Ok(written);
+                }
+                continue;
+            }
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
         pending.insert(done.seq, done.slot);
         while let Some(mut slot) = pending.remove(&next) {
             next += 1;
@@ -127,7 +143,9 @@ pub fn write_ordered(
             // The reader may be gone already (an error); the slot is then simply dropped.
             let _ = free.send(slot);
             if observer.should_stop() {
-                // Dropping the free slots' sender stops the reader at its next block.
+                // Dropping the free slots' sender stops the reader at its next block; the
+                // workers leave the blocks they are answering.
+                stop.store(true, Ordering::Relaxed);
                 written.stopped = true;
                 return Ok(written);
             }

@@ -20,13 +20,14 @@ pub use table::puzzle_column_by_values;
 
 use std::fs::File;
 use std::io::{self, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use bytes::Bytes;
-use crossbeam_channel::{bounded, Receiver};
+use crossbeam_channel::{bounded, Receiver, RecvTimeoutError};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
@@ -430,6 +431,9 @@ impl Run<'_> {
         let (done_tx, done_rx) = bounded::<Answered>(2);
         let first_shard = config.shard.is_none_or(|s| s.index() == 1);
         let closed = std::sync::atomic::AtomicBool::new(false);
+        // Raised by the writer when the observer stops the run: the batch being answered is
+        // then left.
+        let stop = AtomicBool::new(false);
         let (read, answered, written) = std::thread::scope(|scope| {
             let reader = std::thread::Builder::new()
                 .name("sudoku-batch-reader".into())
@@ -505,6 +509,7 @@ impl Run<'_> {
                 closed: &closed,
             };
             let for_writer = Arc::clone(&layout);
+            let stop_for_writer = &stop;
             let writer = std::thread::Builder::new()
                 .name("sudoku-batch-writer".into())
                 .spawn_scoped(scope, move || {
@@ -518,16 +523,17 @@ impl Run<'_> {
                         filter,
                         config.max_messages,
                         rows_before,
+                        stop_for_writer,
                     )
                 })
                 .expect("cannot start the writer thread");
             let mut read = Ok(());
             for piece in first.into_iter().chain(piece_rx.iter()) {
                 let answered = match piece {
-                    Piece::Batch(batch) => {
-                        let outcomes = engine.install(|| layout.answer(&batch));
-                        Answered::Batch(batch, outcomes)
-                    }
+                    Piece::Batch(batch) => match engine.install(|| layout.answer(&batch, &stop)) {
+                        Some(outcomes) => Answered::Batch(batch, outcomes),
+                        None => break, // stopped: the writer has returned
+                    },
                     Piece::UnitEnd => Answered::UnitEnd,
                     Piece::Failed(message) => {
                         read = Err(message);
@@ -589,6 +595,7 @@ struct Written {
 }
 
 /// Counts and reports every answered batch, and writes it (its kept rows, for a filter).
+#[allow(clippy::too_many_arguments)] // the writer thread's whole share of the run
 fn write_table(
     batches: Receiver<Answered>,
     mut out: TableWriter<'_, '_>,
@@ -597,11 +604,26 @@ fn write_table(
     mut filter: Option<&mut (dyn Filter + 'static)>,
     max_messages: usize,
     rows_before: u64,
+    stop: &AtomicBool,
 ) -> io::Result<Written> {
     let mut written = Written::default();
     let mut shown = 0usize;
     let mut row = rows_before;
-    for answered in batches {
+    loop {
+        // The observer is asked every `STOP_POLL` while no batch comes (one can take seconds),
+        // as well as after each batch written.
+        let answered = match batches.recv_timeout(crate::batch::STOP_POLL) {
+            Ok(answered) => answered,
+            Err(RecvTimeoutError::Timeout) => {
+                if observer.should_stop() {
+                    stop.store(true, Ordering::Relaxed);
+                    written.stopped = true;
+                    return Ok(written);
+                }
+                continue;
+            }
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
         let (batch, outcomes) = match answered {
             Answered::Batch(batch, outcomes) => (batch, outcomes),
             Answered::UnitEnd => {
@@ -634,6 +656,7 @@ fn write_table(
         }
         observer.progress(Progress::new(0, written.tally.records));
         if observer.should_stop() {
+            stop.store(true, Ordering::Relaxed);
             written.stopped = true;
             return Ok(written);
         }

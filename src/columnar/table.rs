@@ -2,6 +2,7 @@
 //! record batch read in place from its arrays, and the batch written back with the task's
 //! result columns ([`Task::columns`]) and statuses.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use arrow_array::builder::{
@@ -318,7 +319,8 @@ impl Layout {
     }
 
     /// The records of `batch`, answered for the task on the current pool, in order.
-    pub fn answer(&self, batch: &RecordBatch) -> Vec<Outcome> {
+    /// `None` once `stop` is raised (the run stopped): the rows not yet answered are left.
+    pub fn answer(&self, batch: &RecordBatch, stop: &AtomicBool) -> Option<Vec<Outcome>> {
         use rayon::prelude::*;
         let puzzles = Strings::new(batch.column(self.puzzle).as_ref()).expect("a text column");
         let solutions = self
@@ -331,7 +333,10 @@ impl Layout {
             .into_par_iter()
             .with_min_len(min)
             .with_max_len(max)
-            .map(|i| puzzles.record(i, solutions.as_ref()).answer(task))
+            .map(|i| {
+                (!stop.load(Ordering::Relaxed))
+                    .then(|| puzzles.record(i, solutions.as_ref()).answer(task))
+            })
             .collect()
     }
 

@@ -63,7 +63,7 @@ def _as_array(puzzles: Any) -> Optional[np.ndarray]:
     records given as strings (a list, a tuple, a pandas Series, an object or str array)."""
     if not isinstance(puzzles, np.ndarray):
         return None
-    if puzzles.dtype.kind in "OUS":
+    if puzzles.dtype.kind in "OUST":  # object, str, bytes, NumPy 2's variable-width StringDType
         return None
     if puzzles.dtype != np.uint8:
         raise TypeError(
@@ -95,9 +95,11 @@ def _arrow_kind(records: Any, what: str) -> Optional[str]:
     module = type(records).__module__
     if _is_pandas(records) and hasattr(records, "dtype"):
         dtype = records.dtype
-        # A categorical column's values are its categories'.
-        values = getattr(getattr(dtype, "categories", None), "dtype", dtype)
-        if getattr(values, "kind", "O") in "iufcb":
+        # A categorical column's values are its categories' (none, where every value is missing).
+        categories = getattr(dtype, "categories", None)
+        values = getattr(categories, "dtype", dtype)
+        no_categories = categories is not None and len(categories) == 0
+        if getattr(values, "kind", "O") in "iufcb" and not no_categories:
             raise TypeError(
                 f"{what}: expected puzzle strings, got a pandas Series of dtype {dtype} (numbers "
                 f"lose a puzzle's leading zeros): {_TEXT_HINT}"
@@ -537,6 +539,7 @@ def solve_file(
     against: Optional[Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]] = None,
     keep_solution_column: bool = False,
     against_column: Optional[str] = None,
+    nested: bool = False,
 ) -> Dict[str, Any]:
     """Run the batch engine on a file, exactly as ``sudoku-batch TASK`` does.
 
@@ -550,7 +553,8 @@ def solve_file(
     ``.arrow``/``.feather``, ``.csv``, else lines) unless ``output_format`` (``"line"``,
     ``"csv"``, ``"parquet"``, ``"arrow"``) names one. A binary input of another kind (gzip,
     ZIP, ...) is a ``ValueError``; for Parquet and Arrow, ``messages`` give row numbers. ``task`` is ``"solve"``, ``"count"`` (with ``limit``), ``"check"``
-    (with ``unique``), ``"canon"``, ``"rate"`` (with ``samples`` and ``seed``), ``"grade"`` or
+    (with ``unique``), ``"canon"``, ``"rate"`` (with ``samples`` and ``seed``), ``"grade"`` (with
+    ``nested``, as :func:`grade`) or
     ``"dedupe"`` (with ``exact`` and ``against``, another file, whose puzzle column
     ``against_column`` names when no usual name says which it is); ``column`` names a CSV
     puzzle column and ``solution_column`` its solution column, which ``"solve"`` fills in place
@@ -590,6 +594,7 @@ def solve_file(
         samples=samples,
         seed=seed,
         exact=bool(exact),
+        nested=bool(nested),
         format=format,
         output_format=output_format,
         column=column,

@@ -145,4 +145,5 @@ def solve_file(
     against: Optional[_PathArg] = ...,
     keep_solution_column: bool = ...,
     against_column: Optional[str] = ...,
+    nested: bool = ...,
 ) -> Dict[str, Any]: ...
