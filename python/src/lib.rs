@@ -773,12 +773,24 @@ fn is_text(data_type: &DataType) -> bool {
 }
 
 /// A chunk as an array [`Texts`] reads: a dictionary-encoded chunk is decoded (one chunk at a
-/// time), any other is itself.
+/// time), any other is itself. Decoded to its values' type, or, where that overflows its 32-bit
+/// offsets (over 2 GiB of text in one chunk), to the large variant.
 fn decoded(chunk: &ArrayRef) -> PyResult<ArrayRef> {
-    match chunk.data_type() {
-        DataType::Dictionary(_, values) => arrow_cast::cast(chunk, values)
-            .map_err(|e| PyValueError::new_err(format!("decoding a dictionary array: {e}"))),
-        _ => Ok(Arc::clone(chunk)),
+    let DataType::Dictionary(_, values) = chunk.data_type() else {
+        return Ok(Arc::clone(chunk));
+    };
+    let large = match values.as_ref() {
+        DataType::Utf8 => Some(DataType::LargeUtf8),
+        DataType::Binary => Some(DataType::LargeBinary),
+        _ => None,
+    };
+    let decode = |to: &DataType| {
+        arrow_cast::cast(chunk, to)
+            .map_err(|e| PyValueError::new_err(format!("decoding a dictionary array: {e}")))
+    };
+    match (decode(values), large) {
+        (Err(_), Some(large)) => decode(&large),
+        (result, _) => result,
     }
 }
 

@@ -360,3 +360,23 @@ def test_pandas_answers_are_named_for_what_they_hold():
         # Named, a Series joins a frame as its own column.
         frame = pd.concat([series.rename("question"), answers], axis=1)
         assert list(frame.columns) == ["question", "solution"]
+
+
+def _available_gib():
+    try:
+        with open("/proc/meminfo") as f:
+            fields = dict(line.split(":", 1) for line in f)
+        return int(fields["MemAvailable"].split()[0]) / 2**20
+    except (OSError, KeyError, ValueError):
+        return 0.0
+
+
+@pytest.mark.skipif(_available_gib() < 8, reason="needs about 3 GiB of memory (checked: 8 available)")
+def test_a_dictionary_column_that_decodes_past_2_gib_is_read():
+    # 27 million rows of one 81-byte value: 2.2 GB decoded, past a `string` array's 32-bit
+    # offsets (it was "decoding a dictionary array: Offset overflow error").
+    pa = need("pyarrow")
+    rows = 27_000_000
+    column = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, np.int32)), pa.array([SOLUTION]))
+    counts = sb.count(column, limit=1)
+    assert len(counts) == rows and pa.compute.min_max(counts).as_py() == {"min": 1, "max": 1}
