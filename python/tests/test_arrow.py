@@ -380,3 +380,22 @@ def test_a_dictionary_column_that_decodes_past_2_gib_is_read():
     column = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, np.int32)), pa.array([SOLUTION]))
     counts = sb.count(column, limit=1)
     assert len(counts) == rows and pa.compute.min_max(counts).as_py() == {"min": 1, "max": 1}
+
+
+def test_a_list_beside_an_arrow_column_answers_in_the_column_kind():
+    # check's solutions and dedupe's `against` given as lists: the answer is still the puzzles'
+    # kind, chunked as they are, typed even when empty.
+    pa = need("pyarrow")
+    puzzles = pa.chunked_array([[PUZZLE], [PUZZLE, "bad"]])
+    checked = sb.check(puzzles, [SOLUTION, SOLUTION[:-1] + "1", SOLUTION])
+    assert isinstance(checked, pa.ChunkedArray) and checked.num_chunks == 2
+    assert checked.to_pylist() == [True, False, False]
+    kept = sb.dedupe(puzzles, against=[PUZZLE])
+    assert isinstance(kept, pa.ChunkedArray) and kept.to_pylist() == [False, False, True]
+    assert sb.check(pa.array([], pa.string()), []).type == pa.bool_()
+    # Solutions a list cannot give as text (ints, read exactly as zero-padded digits) take
+    # the list route, as before.
+    assert sb.check(pa.array([PUZZLE]), [int(SOLUTION)]).to_pylist() == [True]
+    pl = need("polars")
+    answer = sb.check(pl.Series("question", [PUZZLE]), [SOLUTION])
+    assert isinstance(answer, pl.Series) and answer.to_list() == [True] and answer.dtype == pl.Boolean

@@ -194,6 +194,22 @@ def _missing_is_nan(dtype: Any) -> bool:
     return isinstance(dtype, pd.StringDtype) and na_value is not pd.NA
 
 
+def _partner_as_arrow(records: Any, what: str) -> Tuple[Any, Optional[str]]:
+    """Strings given beside an Arrow column (``check``'s solutions, ``dedupe``'s ``against``)
+    as a pyarrow array, so that the answer takes the column's Arrow route and kind; the records
+    as they are (and None) where pyarrow is missing or they are not all strings and nulls."""
+    if _as_array(records) is not None:
+        return records, None  # uint8 cells: the list route reads them
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return records, None
+    try:
+        return pa.array(_as_list(records, what), type=pa.large_string()), "pyarrow"
+    except (TypeError, ValueError, pa.ArrowException):
+        return records, None
+
+
 def _list_out(kind: Optional[str], values: list, like: Any) -> Any:
     """Answers of the list route in the kind of ``like`` (a list for anything not Arrow or pandas)."""
     if _is_pandas(like):
@@ -275,6 +291,8 @@ def _answer(task: str, puzzles: Any, solutions: Any, with_status: bool, **option
     native = _native.Options(task, with_status=bool(with_status), **options)
     kind = _arrow_kind(puzzles, "puzzles")
     solution_kind = None if solutions is None else _arrow_kind(solutions, "solutions")
+    if kind is not None and solutions is not None and solution_kind is None:
+        solutions, solution_kind = _partner_as_arrow(solutions, "solutions")
     if kind is not None and (solutions is None or solution_kind is not None):
         outputs = _native.run_arrow(
             _arrow_in(puzzles, kind),
@@ -510,6 +528,8 @@ def dedupe(
     options = _native.Options("dedupe", threads=_threads(threads), exact=bool(exact))
     kind = _arrow_kind(puzzles, "puzzles")
     against_kind = None if against is None else _arrow_kind(against, "against")
+    if kind is not None and against is not None and against_kind is None:
+        against, against_kind = _partner_as_arrow(against, "against")
     if kind is not None and (against is None or against_kind is not None):
         other = None if against is None else _arrow_in(against, against_kind)
         return _named(_arrow_out(kind, _native.dedupe_arrow(_arrow_in(puzzles, kind), other, options), puzzles), "keep")
