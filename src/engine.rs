@@ -81,32 +81,62 @@ impl Engine {
     /// A process forked from one that made engines (Python's `multiprocessing`, a data loader's
     /// workers) has their memory but none of their threads: it makes engines of its own.
     pub fn shared(threads: usize) -> Result<Arc<Engine>, EngineError> {
-        /// Engines by thread count, the one used last at the end, and the process they belong
-        /// to.
+        /// The process the engines belong to, and the engines by thread count, the one used
+        /// last at the end.
         type Shared = Mutex<(u32, Vec<(usize, Arc<Engine>)>)>;
         static ENGINES: OnceLock<Shared> = OnceLock::new();
         const KEPT: usize = 4;
-        let mut shared = ENGINES
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let (owner, engines) = &mut *shared;
-        let process = std::process::id();
-        if *owner != process {
-            // The parent's engines, copied by a fork: a job sent to one would wait forever for
-            // workers that do not exist here. Leaked, not dropped: dropping a pool wakes its
-            // workers through locks a parent's thread may have held at the fork.
-            std::mem::forget(std::mem::take(engines));
-            *owner = process;
-        }
-        let engine = match engines.iter().position(|(n, _)| *n == threads) {
-            Some(i) => engines.remove(i).1,
-            None => Arc::new(Engine::new(threads)?),
+        // The lock is held only to look up and to insert (not while threads start, nor while
+        // an old engine is let go), so that a fork made by another thread meanwhile is
+        // unlikely to copy it locked.
+        let lock = || {
+            let mut shared = ENGINES
+                .get_or_init(Default::default)
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let process = std::process::id();
+            if shared.0 != process {
+                // The parent's engines, copied by a fork: a job sent to one would wait forever
+                // for workers that do not exist here. Leaked, not dropped: dropping a pool
+                // wakes its workers through locks a parent's thread may have held at the fork.
+                std::mem::forget(std::mem::take(&mut shared.1));
+                shared.0 = process;
+            }
+            shared
         };
-        engines.push((threads, Arc::clone(&engine)));
-        if engines.len() > KEPT {
-            engines.remove(0);
+        let found = {
+            let mut shared = lock();
+            let engines = &mut shared.1;
+            let i = engines.iter().position(|(n, _)| *n == threads);
+            i.map(|i| {
+                let entry = engines.remove(i);
+                let engine = Arc::clone(&entry.1);
+                engines.push(entry);
+                engine
+            })
+        };
+        if let Some(engine) = found {
+            return Ok(engine);
         }
+        let made = Arc::new(Engine::new(threads)?);
+        let (engine, evicted) = {
+            let mut shared = lock();
+            let engines = &mut shared.1;
+            // Another thread may have made one meanwhile: the first kept is the one shared.
+            let engine = match engines.iter().find(|(n, _)| *n == threads) {
+                Some((_, engine)) => Arc::clone(engine),
+                None => {
+                    engines.push((threads, Arc::clone(&made)));
+                    made
+                }
+            };
+            let evicted = match engines.len() > KEPT {
+                true => Some(engines.remove(0)),
+                false => None,
+            };
+            (engine, evicted)
+        };
+        drop(evicted); // outside the lock
         Ok(engine)
     }
 

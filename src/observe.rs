@@ -59,8 +59,8 @@ pub trait Observer: Send {
     fn status(&mut self, _line: &str) {}
     /// Asked after each piece of work written, and every 20 ms while the run waits for one:
     /// `true` stops the job (a batch run then ends with [`crate::BatchError::Stopped`] and
-    /// creates no output file; the workers leave the `grade` and `rate` records, and the table
-    /// rows, they have not answered). A front end sets it on Ctrl-C.
+    /// creates no output file; the workers leave the records they have not answered). A front
+    /// end sets it on Ctrl-C.
     fn should_stop(&mut self) -> bool {
         false
     }

@@ -83,8 +83,8 @@ impl BlockOut {
         self.max_messages = max_messages;
     }
 
-    /// Whether the run has stopped: the block's remaining records are not answered (a slow
-    /// record can take a second, a block thousands of them).
+    /// Whether the run has stopped: the block's remaining records are not answered (a record
+    /// can take a second, a block thousands of them).
     #[inline(always)]
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
@@ -130,12 +130,11 @@ where
         return explain_records(reader, nested, out);
     }
     let filters = task.filters();
-    // A stopped run leaves a block of slow records at once; a block of fast ones (a second at
-    // most) is finished, and their loop reads no flag.
-    let watch = task.is_slow();
     let mut outcome = Outcome::Unsolvable;
     while let Some(record) = reader.next_record() {
-        if watch && out.stopped() {
+        // Every task: a block of fast records can still hold minutes of work (counts of
+        // puzzles with many solutions), which would hold up the shared pool's next run.
+        if out.stopped() {
             return;
         }
         record.answer_into(task, &mut outcome);

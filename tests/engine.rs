@@ -466,3 +466,41 @@ fn slow_tasks_are_answered_in_small_jobs() {
         assert_eq!(by_lines, answered, "{task:?}: answer_lines");
     }
 }
+
+#[test]
+fn a_stopped_run_leaves_its_pool_free_for_the_next_call() {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    use sudoku_batch::{Engine, TaskOptions};
+    /// Stops the run once it has gone on for a moment.
+    struct StopAfter(Instant);
+    impl Observer for StopAfter {
+        fn should_stop(&mut self) -> bool {
+            self.0.elapsed() > Duration::from_millis(300)
+        }
+    }
+    // Counts of 200,000 solutions each (milliseconds a record, minutes a block): the workers
+    // must leave their blocks when the run stops, or the pool's next job waits for them.
+    let puzzle = format!("123456789{}\n", ".".repeat(72));
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("many.txt");
+    std::fs::write(&input, puzzle.repeat(20_000)).unwrap();
+    let engine = Arc::new(Engine::new(2).unwrap());
+    let count = Task::named("count", TaskOptions::default().limit(200_000)).unwrap();
+    let output = dir.path().join("out.txt");
+    let result = run(
+        &config(count, 2).engine(Arc::clone(&engine)),
+        Input::Path(input),
+        Output::Path(output.clone()),
+        &mut StopAfter(Instant::now()),
+    );
+    assert!(matches!(result, Err(BatchError::Stopped)), "{result:?}");
+    assert!(!output.exists());
+    let waited = Instant::now();
+    engine.install(|| ());
+    assert!(
+        waited.elapsed() < Duration::from_secs(5),
+        "the pool's next job waited {:?}",
+        waited.elapsed()
+    );
+}

@@ -1092,6 +1092,11 @@ impl<'a> Plan<'a> {
                 let Ok(mut slot) = free_rx.recv() else {
                     break Ok(());
                 };
+                // A stopped run's writer has returned, but the slots it gave back before are
+                // still queued: read no more.
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break Ok(());
+                }
                 match reader.next_block(format.as_ref(), &mut slot.input) {
                     Ok(Some(chunk)) => {
                         let (format, done_tx) = (Arc::clone(&format), done_tx.clone());

@@ -329,15 +329,18 @@ impl Layout {
             .map(|i| Strings::new(batch.column(i).as_ref()).expect("a text column"));
         let task = self.task;
         let (min, max) = task.job_len(64);
-        (0..batch.num_rows())
+        let outcomes = (0..batch.num_rows())
             .into_par_iter()
             .with_min_len(min)
             .with_max_len(max)
-            .map(|i| {
-                (!stop.load(Ordering::Relaxed))
-                    .then(|| puzzles.record(i, solutions.as_ref()).answer(task))
+            .map(|i| match stop.load(Ordering::Relaxed) {
+                // A placeholder: the batch is dropped unwritten (collecting `Option`s would
+                // lose rayon's exact-length collect).
+                true => Outcome::Unsolvable,
+                false => puzzles.record(i, solutions.as_ref()).answer(task),
             })
-            .collect()
+            .collect::<Vec<_>>();
+        (!stop.load(Ordering::Relaxed)).then_some(outcomes)
     }
 
     /// `batch` with the task's answers: the solution column filled in place, or the result

@@ -236,7 +236,7 @@ impl Task {
     }
 
     /// `grade` and `rate`: up to milliseconds per record, where the others take microseconds.
-    pub(crate) fn is_slow(self) -> bool {
+    fn is_slow(self) -> bool {
         matches!(
             self,
             Task::Grade { .. } | Task::Explain { .. } | Task::Rate { .. }
