@@ -1029,7 +1029,44 @@ pub(crate) fn finish_output(sink: Sink<'_>, name: &str) -> Result<(), BatchError
 }
 
 /// How often a run's writer asks the observer whether to stop while it waits for answers.
-pub(crate) const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// What a run's writer receives next (see [`next_answer`]).
+pub(crate) enum Next<T> {
+    Answer(T),
+    /// The observer stopped the run.
+    Stopped,
+    /// Every sender is gone: the answers are all in.
+    End,
+}
+
+/// The next answer for a run's writer (a block, a table's batch). The observer is asked every
+/// [`STOP_POLL`] while none comes, since one can take seconds.
+pub(crate) fn next_answer<T>(
+    answers: &crossbeam_channel::Receiver<T>,
+    observer: &mut dyn Observer,
+    stop: &AtomicBool,
+) -> Next<T> {
+    use crossbeam_channel::RecvTimeoutError;
+    loop {
+        match answers.recv_timeout(STOP_POLL) {
+            Ok(answer) => return Next::Answer(answer),
+            Err(RecvTimeoutError::Disconnected) => return Next::End,
+            Err(RecvTimeoutError::Timeout) if stops(observer, stop) => return Next::Stopped,
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+    }
+}
+
+/// Whether the observer stops the run; if it does, `stop` is raised, so that the workers leave
+/// the records they have not answered.
+pub(crate) fn stops(observer: &mut dyn Observer, stop: &AtomicBool) -> bool {
+    let stopping = observer.should_stop();
+    if stopping {
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    stopping
+}
 
 /// An opened input's run: what the reader, the workers and the writer share.
 struct Plan<'a> {

@@ -5,12 +5,12 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{Receiver, Sender};
 
 use super::reader::Chunk;
-use super::Filter;
+use super::{Filter, Next};
 use crate::observe::{Message, Observer, Progress};
 use crate::records::BlockOut;
 use crate::task::Tally;
@@ -81,19 +81,13 @@ pub fn write_ordered(
     let mut pending = BTreeMap::new();
     let mut next = 0u64;
     loop {
-        // The observer is asked every `STOP_POLL` while no block comes (one can take seconds),
-        // as well as after each block written.
-        let done = match blocks.recv_timeout(super::STOP_POLL) {
-            Ok(done) => done,
-            Err(RecvTimeoutError::Timeout) => {
-                if observer.should_stop() {
-                    stop.store(true, Ordering::Relaxed);
-                    written.stopped = true;
-                    return Ok(written);
-                }
-                continue;
+        let done = match super::next_answer(&blocks, observer, stop) {
+            Next::Answer(done) => done,
+            Next::Stopped => {
+                written.stopped = true;
+                return Ok(written);
             }
-            Err(RecvTimeoutError::Disconnected) => break,
+            Next::End => break,
         };
         pending.insert(done.seq, done.slot);
         while let Some(mut slot) = pending.remove(&next) {
@@ -142,10 +136,8 @@ pub fn write_ordered(
             }
             // The reader may be gone already (an error); the slot is then simply dropped.
             let _ = free.send(slot);
-            if observer.should_stop() {
-                // Dropping the free slots' sender stops the reader at its next block; the
-                // workers leave the blocks they are answering.
-                stop.store(true, Ordering::Relaxed);
+            if super::stops(observer, stop) {
+                // Dropping the free slots' sender stops the reader at its next block.
                 written.stopped = true;
                 return Ok(written);
             }

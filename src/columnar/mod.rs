@@ -20,21 +20,21 @@ pub use table::puzzle_column_by_values;
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use bytes::Bytes;
-use crossbeam_channel::{bounded, Receiver, RecvTimeoutError};
+use crossbeam_channel::{bounded, Receiver};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
 use parquet::file::reader::ChunkReader;
 
 use crate::batch::output::Sink;
-use crate::batch::{write_error, BatchError, Config, Filter, OutputFormat, Summary};
+use crate::batch::{write_error, BatchError, Config, Filter, Next, OutputFormat, Summary};
 use crate::engine::Engine;
 use crate::formats::FormatError;
 use crate::observe::{Message, Observer, Progress, Work};
@@ -610,19 +610,13 @@ fn write_table(
     let mut shown = 0usize;
     let mut row = rows_before;
     loop {
-        // The observer is asked every `STOP_POLL` while no batch comes (one can take seconds),
-        // as well as after each batch written.
-        let answered = match batches.recv_timeout(crate::batch::STOP_POLL) {
-            Ok(answered) => answered,
-            Err(RecvTimeoutError::Timeout) => {
-                if observer.should_stop() {
-                    stop.store(true, Ordering::Relaxed);
-                    written.stopped = true;
-                    return Ok(written);
-                }
-                continue;
+        let answered = match crate::batch::next_answer(&batches, observer, stop) {
+            Next::Answer(answered) => answered,
+            Next::Stopped => {
+                written.stopped = true;
+                return Ok(written);
             }
-            Err(RecvTimeoutError::Disconnected) => break,
+            Next::End => break,
         };
         let (batch, outcomes) = match answered {
             Answered::Batch(batch, outcomes) => (batch, outcomes),
@@ -655,8 +649,7 @@ fn write_table(
             None => out.write(&batch, &outcomes, layout)?,
         }
         observer.progress(Progress::new(0, written.tally.records));
-        if observer.should_stop() {
-            stop.store(true, Ordering::Relaxed);
+        if crate::batch::stops(observer, stop) {
             written.stopped = true;
             return Ok(written);
         }
