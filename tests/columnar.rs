@@ -800,15 +800,33 @@ fn corrupt_parquet_and_arrow_files_are_refused_never_a_crash() {
     let batch = puzzle_table(&cells);
     let parquet = dir.path("x.parquet");
     write_batch(&parquet, &batch, None);
-    let arrow = dir.path("x.arrow");
-    let mut writer =
-        arrow_ipc::writer::FileWriter::try_new(File::create(&arrow).unwrap(), &batch.schema())
+    // Arrow files plain and compressed (pyarrow's `write_feather` compresses with LZ4 by
+    // default): each compressed buffer starts with the length it decompresses to, which the
+    // decoder allocates before it decompresses.
+    let codecs = [
+        ("x.arrow", None),
+        ("x.lz4.arrow", Some(arrow_ipc::CompressionType::LZ4_FRAME)),
+        ("x.zstd.arrow", Some(arrow_ipc::CompressionType::ZSTD)),
+    ];
+    let mut files = vec![parquet];
+    for (name, codec) in codecs {
+        let arrow = dir.path(name);
+        let options = arrow_ipc::writer::IpcWriteOptions::default()
+            .try_with_compression(codec)
             .unwrap();
-    writer.write(&batch).unwrap();
-    writer.finish().unwrap();
+        let mut writer = arrow_ipc::writer::FileWriter::try_new_with_options(
+            File::create(&arrow).unwrap(),
+            &batch.schema(),
+            options,
+        )
+        .unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        files.push(arrow);
+    }
     // Every byte of each file changed in turn: a decoder that panics or asks for gigabytes
     // must still give one message and exit 2 (or, where the change is only data, answers).
-    for file in [&parquet, &arrow] {
+    for file in &files {
         let bytes = std::fs::read(file).unwrap();
         let broken = dir.path("broken");
         for at in 0..bytes.len() {

@@ -219,7 +219,7 @@ const LONG_NUMBER: Invalid = Invalid::LongNumber;
 
 impl Read {
     fn text(text: &[u8]) -> Read {
-        Read::Puzzle(Grid::parse(text.trim_ascii()).map_err(Invalid::from))
+        Read::Puzzle(Record::parse(text).puzzle)
     }
 
     /// The record to hand to the engine (`check`: then given its solution).
@@ -362,8 +362,9 @@ impl TextReader {
 }
 
 /// Whether a value is a missing one, as Python and pandas write it: `None`, a float NaN (pandas'
-/// missing value in an object column), `pd.NA` or `pd.NaT`. A batch of nothing but these is a
-/// batch of null records, not a column of the wrong type.
+/// missing value in an object column), `pd.NA` or `pd.NaT`. A batch of nothing but these is not
+/// a column of the wrong type: each record gets its own status (`not a puzzle string`; the
+/// Python layer reports a pandas Series' missing values as null puzzles).
 fn is_missing(item: &Bound<'_, PyAny>) -> bool {
     if item.is_none() || item.extract::<f64>().is_ok_and(f64::is_nan) {
         return true;

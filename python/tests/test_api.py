@@ -55,6 +55,21 @@ def test_bad_records_get_none_and_a_status_and_never_stop_the_batch():
     assert statuses[10].startswith("invalid")
 
 
+def test_a_record_may_start_with_a_byte_order_mark_as_a_line_of_a_file_may(tmp_path):
+    # Read without utf-8-sig, the first line of a file saved with a mark starts with U+FEFF.
+    path = tmp_path / "puzzles.txt"
+    path.write_text(PUZZLE + "\n" + PUZZLE + "\n", encoding="utf-8-sig")
+    records = path.read_text(encoding="utf-8").splitlines()
+    assert records[0].startswith("\ufeff")
+    assert sb.solve(records) == [SOLUTION, SOLUTION]
+    assert sb.solve([r.encode() for r in records]) == [SOLUTION, SOLUTION]
+    pa = pytest.importorskip("pyarrow")
+    assert sb.solve(pa.array(records)).to_pylist() == [SOLUTION, SOLUTION]
+    # Anywhere else a mark is a damaged record.
+    answers, statuses = sb.solve([PUZZLE + "\ufeff"], with_status=True)
+    assert answers == [None] and statuses[0].startswith("invalid"), statuses
+
+
 def test_arrays_in_and_out():
     puzzles = puzzles_of("sample.txt")[:5] + [UNSOLVABLE]
     arr = as_array(puzzles)

@@ -362,6 +362,29 @@ def test_pandas_answers_are_named_for_what_they_hold():
         assert list(frame.columns) == ["question", "solution"]
 
 
+def test_polars_answers_are_named_as_pandas_answers_are():
+    pl = need("polars")
+    values = records()[:20]
+    solution = sb.solve(values)[0]
+    series = pl.Series("question", values)
+    answers, statuses = sb.solve(series, with_status=True)
+    assert (answers.name, statuses.name) == ("solution", "status")
+    assert sb.count(series).name == "count"
+    assert sb.canon(series).name == "canonical"
+    assert sb.rate(series, samples=1).name == "rating"
+    assert sb.dedupe(series).name == "keep"
+    assert sb.check(series, pl.Series([solution] * len(values))).name == "check"
+    # Solutions that are not all text take the list route: named the same.
+    verdicts, statuses = sb.check(series, [solution] * (len(values) - 1) + [7], with_status=True)
+    assert (verdicts.name, statuses.name) == ("check", "status")
+    assert statuses[-1].startswith("invalid") or statuses[-1].startswith("wrong"), statuses[-1]
+    columns = sb.grade(series)
+    assert [c.name for c in columns.values()] == list(columns)
+    # Named, the answers join a frame as their own columns.
+    frame = pl.DataFrame([series, answers, sb.dedupe(series)])
+    assert frame.columns == ["question", "solution", "keep"]
+
+
 def _available_gib():
     try:
         with open("/proc/meminfo") as f:

@@ -288,9 +288,11 @@ impl<R: Read + io::Seek + Send> Source for ArrowSource<R> {
     }
 }
 
-/// Checks that the footer of an Arrow IPC file, and every block it lists, lies inside the file.
-/// The reader allocates a block's length before reading it: a corrupt length of a few bytes'
-/// change would otherwise ask for gigabytes, or abort the process.
+/// Checks that the footer of an Arrow IPC file, and every block it lists, lies inside the file,
+/// and that no compressed buffer states an uncompressed length its codec could not produce from
+/// its bytes. The reader allocates a block's length before reading it, and a buffer's stated
+/// length before decompressing it: a corrupt length of a few bytes' change would otherwise ask
+/// for gigabytes or terabytes, and abort the process.
 fn check_arrow_blocks<R: Read + io::Seek>(data: &mut R) -> Result<(), String> {
     use io::SeekFrom;
     let failed = |e: io::Error| e.to_string();
@@ -335,9 +337,93 @@ fn check_arrow_blocks<R: Read + io::Seek>(data: &mut R) -> Result<(), String> {
                      lies outside its {len} bytes)"
                 ));
             }
+            // Inside the file, so these fit in u64.
+            check_compressed_lengths(data, offset as u64, meta as u64, body as u64)?;
         }
     }
     data.seek(SeekFrom::Start(0)).map_err(failed)?;
+    Ok(())
+}
+
+/// The most bytes one byte of a compressed buffer can stand for: an LZ4 frame's longest match
+/// adds 255 bytes per byte of its length, and a Zstandard block of one repeated byte (4 bytes
+/// with its header) stands for at most 128 KiB. Rounded up, with room for a frame's headers.
+const LZ4_MAX_RATIO: u64 = 512;
+const ZSTD_MAX_RATIO: u64 = 1 << 15;
+const FRAME_SLACK: u64 = 1 << 10;
+
+/// The message of an Arrow IPC block, parsed as the reader parses it: after an optional
+/// continuation marker and the length, to the end of what it is given.
+fn message_in(block: &[u8]) -> Option<arrow_ipc::Message<'_>> {
+    let skip = if block.starts_with(&[0xFF; 4]) { 8 } else { 4 };
+    arrow_ipc::root_as_message(block.get(skip..)?).ok()
+}
+
+/// For the record or dictionary batch whose message and body are at `offset`, refuses a
+/// compressed buffer whose stated uncompressed length (its first 8 bytes) is more than its
+/// codec can make of the bytes that follow. A message that does not parse, or a buffer outside
+/// the body, is left to the reader to report.
+fn check_compressed_lengths<R: Read + io::Seek>(
+    data: &mut R,
+    offset: u64,
+    meta: u64,
+    body: u64,
+) -> Result<(), String> {
+    use arrow_ipc::CompressionType;
+    use io::SeekFrom;
+    let failed = |e: io::Error| e.to_string();
+    // Metadata: an optional continuation marker and the message's length, then the flatbuffer
+    // message, which the reader parses from there to the block's end (it may run into the body
+    // when the lengths are corrupt): the same bytes are parsed here, so this sees the message
+    // the reader will. The metadata alone holds a sound message; the whole block is read only
+    // when it does not.
+    let read = |data: &mut R, len: u64| -> Result<Vec<u8>, String> {
+        let mut bytes = vec![0u8; len as usize];
+        data.seek(SeekFrom::Start(offset)).map_err(failed)?;
+        data.read_exact(&mut bytes).map_err(failed)?;
+        Ok(bytes)
+    };
+    let mut block = read(data, meta)?;
+    if message_in(&block).is_none() {
+        block = read(data, meta + body)?;
+    }
+    let Some(message) = message_in(&block) else {
+        return Ok(());
+    };
+    let batch = message
+        .header_as_record_batch()
+        .or_else(|| message.header_as_dictionary_batch().and_then(|d| d.data()));
+    let Some(batch) = batch else {
+        return Ok(());
+    };
+    let Some(compression) = batch.compression() else {
+        return Ok(());
+    };
+    let ratio = if compression.codec() == CompressionType::ZSTD {
+        ZSTD_MAX_RATIO
+    } else {
+        LZ4_MAX_RATIO
+    };
+    let start = offset + meta;
+    for buffer in batch.buffers().into_iter().flatten() {
+        let (at, length) = (buffer.offset(), buffer.length());
+        if at < 0 || length < 8 || (at as u64).saturating_add(length as u64) > body {
+            continue;
+        }
+        let mut prefix = [0u8; 8];
+        data.seek(SeekFrom::Start(start + at as u64))
+            .map_err(failed)?;
+        data.read_exact(&mut prefix).map_err(failed)?;
+        let stated = i64::from_le_bytes(prefix);
+        let most = (length as u64 - 8).saturating_mul(ratio) + FRAME_SLACK;
+        // -1 marks a buffer stored uncompressed; other negative lengths the reader refuses.
+        if stated > 0 && stated as u64 > most {
+            return Err(format!(
+                "the file is corrupt (a compressed buffer of {length} bytes states {stated} \
+                 bytes uncompressed)"
+            ));
+        }
+    }
     Ok(())
 }
 

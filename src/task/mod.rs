@@ -332,9 +332,11 @@ impl<'a> Record<'a> {
     }
 
     /// A record of puzzle text: 81 cells (`1`-`9`, blanks `0` or `.`), surrounding whitespace
-    /// ignored.
+    /// and leading byte-order marks ignored, as on a line of a text file (a column read from a
+    /// file saved with a mark has it on its first value).
     pub fn parse(text: &[u8]) -> Record<'a> {
-        Record::new(Grid::parse(text.trim_ascii()).map_err(Invalid::from))
+        let text = crate::formats::text::trim_start(text).trim_ascii_end();
+        Record::new(Grid::parse(text).map_err(Invalid::from))
     }
 
     /// The same record carrying `solution` (the text `check` verifies), surrounding whitespace
@@ -619,6 +621,30 @@ mod tests {
         assert_eq!(
             checked.answer(Task::Check { unique: true }),
             Outcome::Verified
+        );
+    }
+
+    #[test]
+    fn a_record_text_is_read_as_a_line_of_a_file_is() {
+        let p = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+        let puzzle = Grid::parse(p.as_bytes()).unwrap();
+        for text in [
+            format!("\u{feff}{p}"),
+            format!(" \u{feff}\t{p}\r\n"),
+            format!("\u{feff}\u{feff}{p} "),
+        ] {
+            assert_eq!(
+                Record::parse(text.as_bytes()).puzzle,
+                Ok(puzzle),
+                "{text:?}"
+            );
+        }
+        // A mark anywhere but the start is a damaged record, as it is in a file.
+        assert_eq!(
+            Record::parse(format!("{p}\u{feff}").as_bytes()).puzzle,
+            Err(Invalid::Parse(crate::grid::ParseError::Length {
+                found: 84
+            }))
         );
     }
 

@@ -273,15 +273,18 @@ def _as_list(records: Any, what: str) -> list:
         ) from None
 
 
-# The name of each task's answer, as a pandas Series gives it: the column the CLI adds to a table
-# (the first, for rate), else what the answer is.
+# The name of each task's answer, as a pandas or polars Series gives it: the column the CLI adds
+# to a table (the first, for rate), else what the answer is.
 _ANSWER_NAMES = {"solve": "solution", "count": "count", "check": "check", "canon": "canonical", "rate": "rating"}
 
 
 def _named(answers: Any, name: str) -> Any:
-    """``answers`` with the name ``name`` if it is a pandas Series (one this module made)."""
+    """``answers`` with the name ``name`` if it is a pandas or polars Series (one this module
+    made), so that both name an answer alike, whichever route made it."""
     if _is_pandas(answers):
         answers.name = name
+    elif type(answers).__module__.startswith("polars"):
+        answers = answers.alias(name)
     return answers
 
 
