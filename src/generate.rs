@@ -287,6 +287,8 @@ fn write_puzzles(
     }
     if summary.puzzles == 0 {
         summary.min_clues = 0;
+        // A CSV of no puzzles is its header alone, as the batch commands write one.
+        out.write_all(&buf)?;
     }
     summary.elapsed = start.elapsed();
     Ok(Some(summary))

@@ -259,7 +259,9 @@ fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
             "--clues applies to --mode easy and --mode unique, not minimal",
         ));
     }
-    if let Some(path) = &args.output {
+    // `-o -` is stdout, as for every other command.
+    let output_path = args.output.as_ref().filter(|p| p.as_os_str() != "-");
+    if let Some(path) = output_path {
         if !matches!(
             sudoku_batch::OutputFormat::from_path(path),
             sudoku_batch::OutputFormat::Line | sudoku_batch::OutputFormat::Csv
@@ -280,18 +282,14 @@ fn run_generate(args: flags::GenerateArgs) -> Result<ExitCode, Failure> {
         .csv(match args.output_format.as_str() {
             "csv" => true,
             "line" => false,
-            _ => args
-                .output
-                .as_ref()
+            _ => output_path
                 .is_some_and(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"))),
         });
     // A file is written atomically: a signal leaves nothing behind, as for the batch commands.
     cli::signals::output_is_stream(
-        args.output
-            .as_ref()
-            .is_none_or(|path| sudoku_batch::output_written_directly(path)),
+        output_path.is_none_or(|path| sudoku_batch::output_written_directly(path)),
     );
-    let output = match &args.output {
+    let output = match output_path {
         None => {
             require_stdout()?;
             Output::writer("<stdout>", std::io::stdout())

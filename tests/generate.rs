@@ -143,3 +143,40 @@ fn usage_and_io_errors_exit_2() {
     run(&["-n", "5", "-o", "/nonexistent-dir/x.txt"])
         .stderr(predicates::str::contains("/nonexistent-dir/x.txt"));
 }
+
+#[test]
+fn dash_is_stdout_and_no_puzzles_as_csv_is_the_header_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::cargo_bin("sudoku-batch")
+            .unwrap()
+            .current_dir(dir.path())
+            .arg("generate")
+            .args(args)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    let to_stdout = run(&["-n", "3", "--seed", "7", "-o", "-"]);
+    assert_eq!(to_stdout, generate(&["-n", "3", "--seed", "7"]));
+    parse_all(&to_stdout, 3);
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "no file named `-`"
+    );
+    assert_eq!(
+        run(&[
+            "-n",
+            "0",
+            "--output-format",
+            "csv",
+            "--with-solution",
+            "--rating"
+        ]),
+        "question,answer,rating\n"
+    );
+    assert_eq!(run(&["-n", "0"]), "");
+}

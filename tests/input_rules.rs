@@ -103,7 +103,7 @@ fn one_damaged_first_line_does_not_turn_a_line_file_into_csv() {
         let input = format!("{first}\n{rest}");
         let out = bin()
             .args(["solve", "-"])
-            .write_stdin(input)
+            .write_stdin(input.clone())
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
@@ -709,7 +709,7 @@ fn rows_that_hold_their_puzzle_after_other_fields_without_a_header_are_refused_w
             .collect();
         let out = bin()
             .args(["solve", "-"])
-            .write_stdin(input)
+            .write_stdin(input.clone())
             .output()
             .unwrap();
         let stderr = text(&out.stderr);
@@ -719,14 +719,21 @@ fn rows_that_hold_their_puzzle_after_other_fields_without_a_header_are_refused_w
             stderr.contains("puzzles in field 2") && stderr.contains("add a header row"),
             "{sep:?}: {stderr}"
         );
+        // The header the hint suggests reads the same rows: every one is answered.
+        let header = stderr.split('`').nth(1).unwrap().replace("<TAB>", "\t");
+        let out = bin()
+            .args(["solve", "-q", "-"])
+            .write_stdin(format!("{header}\n{input}"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{header:?}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout).lines().count(), 4, "{header:?}");
     }
-    // With the header, the same rows are read.
-    let out = bin()
-        .args(["solve", "-q", "-"])
-        .write_stdin(format!("id,puzzle\n1,{}\n", p[0]))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
 }
 
 #[test]
@@ -981,4 +988,48 @@ fn a_byte_order_mark_alone_between_grids_is_a_blank_line() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("records 2, solved 2"), "{stderr}");
     assert_eq!(text(&out).lines().count(), 19);
+}
+
+#[test]
+fn a_tables_output_reads_back_with_its_separator_when_a_name_holds_another() {
+    let p = puzzles(2);
+    for (header, sep) in [
+        ("\"id,x\";puzzle", ";"),
+        ("\"a;b\"\tpuzzle", "\t"),
+        ("\"a;b\",puzzle", ","),
+    ] {
+        let input: String =
+            format!("{header}\n") + &p.iter().map(|p| format!("1{sep}{p}\n")).collect::<String>();
+        let first = bin()
+            .args(["count", "-q", "-"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(
+            first.status.code(),
+            Some(0),
+            "{header}: {}",
+            text(&first.stderr)
+        );
+        // The output, read again, is the same table with the answers added once more.
+        let again = bin()
+            .args(["count", "-q", "-"])
+            .write_stdin(first.stdout.clone())
+            .output()
+            .unwrap();
+        assert_eq!(
+            again.status.code(),
+            Some(0),
+            "{header}: {}",
+            text(&again.stderr)
+        );
+        let rows: Vec<String> = text(&again.stdout).lines().map(String::from).collect();
+        assert_eq!(rows.len(), 3, "{header}");
+        for row in &rows[1..] {
+            assert!(
+                row.ends_with(&format!("{sep}1{sep}ok{sep}1{sep}ok")),
+                "{header}: {row}"
+            );
+        }
+    }
 }

@@ -1,5 +1,5 @@
-"""Both Spark routes on a real local Spark (`local[2]`): the package inside mapInPandas (line
-input) and mapInArrow (CSV and Parquet tables: the `python -m sudoku_batch.spark` job and
+"""Both Spark routes on a real local Spark (`local[2]`): the package inside mapInArrow (line
+input, as the lines' bytes; CSV and Parquet tables: the `python -m sudoku_batch.spark` job and
 `solve_column` in a user's job), and the CLI as a strict line filter under
 `rdd.pipe(..., checkCode=True)`. Outputs are checked record by record."""
 
@@ -292,6 +292,94 @@ def test_the_spark_job_writes_parquet_from_csv_on_request(tmp_path):
     assert got.schema.field("count").type == pa.int64()
     assert got["source"].to_pylist() == [f"s{i}" for i in range(len(puzzles))]
     assert got["count"].to_pylist() == sb.count(puzzles) == [1] * len(puzzles)
+
+
+def spark_job(tmp_path, *args):
+    return subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", *map(str, args), "--master", MASTER],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+
+
+def test_the_spark_job_keeps_the_order_of_a_directorys_files(cli, tmp_path):
+    # Spark packs a directory's files into partitions largest first; the job reads them in name
+    # order. Parquet files of 50, 600 and 200 rows, one with a time zone's timestamps; text
+    # files likewise, one with a line that is not UTF-8 (a record like any other, as in the CLI).
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install pyarrow)")
+    import datetime
+
+    import pyarrow.parquet as pq
+
+    puzzles = puzzles_of("generated_unique25_2000.txt")
+    tables, lines = tmp_path / "tables", tmp_path / "lines"
+    tables.mkdir()
+    lines.mkdir()
+    start = 0
+    when = datetime.datetime(2024, 1, 1, 12, tzinfo=datetime.timezone.utc)
+    for name, n in [("a", 50), ("b", 600), ("c", 200)]:
+        rows = range(start, start + n)
+        pq.write_table(
+            pa.table(
+                {
+                    "id": pa.array(rows, pa.int64()),
+                    "at": pa.array([when] * n, pa.timestamp("us", tz="UTC")),
+                    "puzzle": [puzzles[i] for i in rows],
+                }
+            ),
+            tables / f"{name}.parquet",
+        )
+        text = b"".join(puzzles[i].encode() + b"\n" for i in rows)
+        (lines / f"{name}.txt").write_bytes(text + (b"caf\xe9\n" if name == "b" else b""))
+        start += n
+    (tables / "_SUCCESS").write_text("")
+    job = spark_job(tmp_path, tables, tmp_path / "out", "--partitions", "3")
+    assert job.returncode == 0, job.stderr[-3000:]
+    got = pq.read_table(tmp_path / "out")
+    assert got["id"].to_pylist() == list(range(start)), "rows in the files' name order"
+    assert got.schema.field("at").type == pa.timestamp("us", tz="UTC")
+    for p, a in zip(got["puzzle"].to_pylist(), got["solution"].to_pylist()):
+        assert solves(a, p)
+    job = spark_job(tmp_path, lines, tmp_path / "out_lines", "--format", "line")
+    assert job.returncode == 0, job.stderr[-3000:]
+    joined = b"".join((tmp_path / "out_lines" / p).read_bytes() for p in part_files(tmp_path / "out_lines"))
+    expected = b"".join(
+        subprocess.run([cli, "solve", "-q", lines / f"{name}.txt"], capture_output=True).stdout for name in "abc"
+    )
+    assert joined == expected
+    assert b"invalid: expected 81 cells, found 4" in joined
+
+
+def test_the_spark_job_reads_and_writes_csv_as_the_cli_does(cli, tmp_path):
+    # Quotes doubled inside a quoted field (RFC 4180), spaces kept, a column name with a dot, a
+    # gzip-compressed file (Spark decompresses it; the format is told from its text) and a
+    # --column given in another case.
+    import csv
+    import gzip
+
+    puzzles = puzzles_of("generated_unique25_2000.txt")[:40]
+    rows = [["src.file", "note", "Quizzes"]]
+    rows += [[f"f{i}", ['he said "hi", twice', "  padded  ", ""][i % 3], p] for i, p in enumerate(puzzles)]
+    text = "".join(",".join('"' + f.replace('"', '""') + '"' if i == 1 else f for i, f in enumerate(r)) + "\n" for r in rows)
+    src = tmp_path / "set.csv.gz"
+    src.write_bytes(gzip.compress(text.encode()))
+    job = spark_job(tmp_path, src, tmp_path / "out", "--column", "QUIZZES")
+    assert job.returncode == 0, job.stderr[-3000:]
+    out = tmp_path / "out"
+    got = list(csv.reader(((out / "_header.csv").read_text() + "".join((out / p).read_text() for p in part_files(out))).splitlines()))
+    assert got[0] == ["src.file", "note", "Quizzes", "solution", "status"]
+    assert len(got) == len(rows)
+    for row, want in zip(got[1:], rows[1:]):
+        assert row[:3] == want
+        assert solves(row[3], want[2]) and row[4] == "solved"
+    plain = tmp_path / "set.csv"
+    plain.write_text(text)
+    cli_rows = list(csv.reader(subprocess.run([cli, "solve", "-q", "--column", "QUIZZES", plain], capture_output=True, text=True).stdout.splitlines()))
+    assert got == cli_rows
+    job = spark_job(tmp_path, plain, tmp_path / "out2", "--column", "nope")
+    assert job.returncode != 0 and "no column named 'nope'" in job.stderr, job.stderr[-3000:]
+    assert not (tmp_path / "out2").exists()
 
 
 def test_solve_column_in_a_users_job(spark):

@@ -293,10 +293,24 @@ impl RowWriter {
     }
 
     fn field(&mut self, out: &mut Vec<u8>, field: &[u8]) {
+        let quote = self.core.should_quote(field);
+        self.write(out, field, quote);
+    }
+
+    /// A header row's name: in a table separated by tabs or semicolons, quoted also when it
+    /// holds a comma, a semicolon or a tab, because a header's unquoted bytes decide its
+    /// separator when the output is read again (a comma anywhere makes it comma-separated).
+    fn name(&mut self, out: &mut Vec<u8>, name: &[u8]) {
+        let quote = self.core.should_quote(name)
+            || self.delimiter != b',' && name.iter().any(|b| b",;\t".contains(b));
+        self.write(out, name, quote);
+    }
+
+    fn write(&mut self, out: &mut Vec<u8>, field: &[u8], quote: bool) {
         if self.fields > 0 {
             out.push(self.delimiter);
         }
-        if self.core.should_quote(field) {
+        if quote {
             out.push(b'"');
             for &b in field {
                 if b == b'"' {
@@ -699,7 +713,7 @@ impl Layout {
             let mut out = Vec::new();
             let mut writer = RowWriter::new(delimiter);
             for name in &row {
-                writer.field(&mut out, name);
+                writer.name(&mut out, name);
             }
             writer.end(&mut out);
             out

@@ -124,8 +124,12 @@ pub enum FormatError {
     #[error("not a file of puzzles: {0}")]
     NoPuzzles(String),
     /// Every line holds its puzzle after other fields, and no header row names the columns.
-    #[error("the lines hold their puzzles in field {field} of {} separated rows, and no header row names the columns: add a header row naming the puzzle column (for example `id{}puzzle`) to read it as CSV", shown_separator(*.separator).0, shown_separator(*.separator).1)]
-    Headerless { field: usize, separator: u8 },
+    #[error("the lines hold their puzzles in field {field} of {} separated rows, and no header row names the columns: add a header row naming the puzzle column (for example `{}`) to read it as CSV", shown_separator(*.separator).0, example_header(*.field, *.fields, *.separator))]
+    Headerless {
+        field: usize,
+        fields: usize,
+        separator: u8,
+    },
     /// `grade --explain` ([`crate::Task::Explain`]) on an input it cannot answer as text.
     #[error("grade --explain writes each puzzle's steps as text, from puzzle lines or grids, not from {0} input")]
     Explain(&'static str),
@@ -141,6 +145,19 @@ pub enum FormatError {
 }
 
 /// A field separator's name in messages, and how an example shows it (`<TAB>` for the tab).
+/// A header row for headerless rows of `fields` fields with the puzzle in `field` (from 1):
+/// `id` first, `puzzle` in its place, the others `f2`, `f3`, ... (`id,f2,puzzle`).
+fn example_header(field: usize, fields: usize, separator: u8) -> String {
+    let names: Vec<String> = (1..=fields.max(field))
+        .map(|i| match i {
+            _ if i == field => "puzzle".to_string(),
+            1 => "id".to_string(),
+            _ => format!("f{i}"),
+        })
+        .collect();
+    names.join(shown_separator(separator).1)
+}
+
 fn shown_separator(separator: u8) -> (&'static str, &'static str) {
     match separator {
         b'\t' => ("tab", "<TAB>"),
@@ -176,7 +193,7 @@ pub enum Binary {
     ArrowIpc,
     #[error("it is an Arrow IPC stream, which is not read; write it as an Arrow IPC file (Feather v2) or Parquet, for example with pyarrow's `feather.write_feather` or `parquet.write_table`")]
     ArrowStream,
-    #[error("it is {0}-compressed; decompress it first (for example `zcat FILE | sudoku-batch solve -`)")]
+    #[error("it is {kind}-compressed; decompress it first (for example `{tool} FILE | sudoku-batch solve -`)", kind = .0, tool = decompressor(.0))]
     Compressed(&'static str),
     #[error("it is a ZIP archive; extract the file first")]
     Zip,
@@ -184,6 +201,16 @@ pub enum Binary {
     Nul,
     #[error("it is {0} text (it starts with a {0} byte-order mark): save it as UTF-8")]
     Unicode(&'static str),
+}
+
+/// The command that writes a compressed file's text to stdout, for the hint.
+fn decompressor(compression: &str) -> &'static str {
+    match compression {
+        "bzip2" => "bzcat",
+        "xz" => "xzcat",
+        "zstd" => "zstdcat",
+        _ => "zcat",
+    }
 }
 
 /// The binary format `prefix` (an input's first bytes) starts with, if it is not text.
@@ -275,8 +302,12 @@ pub(crate) fn open(
     let (choice, note) = match choice {
         FormatChoice::Auto => {
             let detected = detect(prefix, column);
-            if let Some((field, separator)) = detected.headerless {
-                return Err(FormatError::Headerless { field, separator });
+            if let Some((field, fields, separator)) = detected.headerless {
+                return Err(FormatError::Headerless {
+                    field,
+                    fields,
+                    separator,
+                });
             }
             if detected.unreadable {
                 return Err(FormatError::NoPuzzles(detected.note.unwrap_or_default()));
@@ -396,10 +427,10 @@ pub struct Detected {
     /// is refused rather than answered with a line of `invalid` per line (`note` says why).
     pub unreadable: bool,
     /// The sample's lines hold their puzzles in this field (counting from 1, never the first)
-    /// of rows separated by this byte (comma, semicolon or tab), with no header row: a table
-    /// that lost its header, refused with a hint rather than answered with a line of `invalid`
-    /// per line.
-    pub headerless: Option<(usize, u8)>,
+    /// of rows of this many fields (the first row's) separated by this byte (comma, semicolon or
+    /// tab), with no header row: a table that lost its header, refused with a hint rather than
+    /// answered with a line of `invalid` per line.
+    pub headerless: Option<(usize, usize, u8)>,
 }
 
 /// The first record of `body` (which starts at a record: no byte-order mark, no blank or `#`
@@ -607,10 +638,12 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
 /// field in each and not the first; with that separator: the rows of a table whose header row
 /// is missing (`id,puzzle`), which the line format cannot read (a line record starts with its
 /// puzzle) and CSV cannot either (its header names the puzzle column).
-fn headerless_field(records: &[&[u8]]) -> Option<(usize, u8)> {
-    [b',', b';', b'\t']
-        .into_iter()
-        .find_map(|separator| headerless_field_by(records, separator).map(|f| (f, separator)))
+fn headerless_field(records: &[&[u8]]) -> Option<(usize, usize, u8)> {
+    [b',', b';', b'\t'].into_iter().find_map(|separator| {
+        let field = headerless_field_by(records, separator)?;
+        let fields = records.first()?.split(|&b| b == separator).count();
+        Some((field, fields, separator))
+    })
 }
 
 /// [`headerless_field`] for one separator.
@@ -983,5 +1016,19 @@ mod tests {
                 .name(),
             "line"
         );
+    }
+
+    #[test]
+    fn a_compressed_input_is_named_with_the_command_that_decompresses_it() {
+        let bzip2 = b"BZh91AY&SY\x00\x00";
+        for (prefix, tool) in [
+            (&b"\x1f\x8b\x08\x00"[..], "`zcat FILE"),
+            (&b"\x28\xb5\x2f\xfd\x00"[..], "`zstdcat FILE"),
+            (&b"\xfd7zXZ\x00\x00"[..], "`xzcat FILE"),
+            (&bzip2[..], "`bzcat FILE"),
+        ] {
+            let message = binary(prefix).expect("compressed").to_string();
+            assert!(message.contains(tool), "{message}");
+        }
     }
 }

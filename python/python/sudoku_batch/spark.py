@@ -147,6 +147,9 @@ def answer_column(
         raise ValueError(f"task must be one of {sorted(_TASKS)}, not {task!r}")
     if task == "check" and solution_column is None:
         raise ValueError("task='check' needs solution_column")
+    for what, name in (("column", column), ("solution_column", solution_column)):
+        if name is not None and name not in df.columns:
+            raise ValueError(f"{what}: no column named {name!r} in {df.columns}")
     results = list(_native.result_columns(task))
     if output is not None and not results:
         raise ValueError(f"task {task!r} adds no result column (its verdict is the status); output= does not apply")
@@ -169,7 +172,6 @@ def answer_column(
             fields[names_now.index(name)] = field
         else:
             fields.append(field)
-    schema = StructType(fields)
     fill = outs[0] if task == "solve" and outs[0] in df.columns else None
     options = dict(
         lexmin=bool(lexmin),
@@ -179,6 +181,14 @@ def answer_column(
         seed=int(seed),
         nested=bool(nested),
     )
+    # Columns are passed by position under plain names and named again after: PySpark's
+    # mapInArrow looks its input columns up by name, which fails for a name with a dot in it.
+    at = {name: i for i, name in reversed(list(enumerate(df.columns)))}
+    sources = [None if f.name in (outs + [status]) else at[f.name] for f in fields]
+    column_at, solution_at = at[column], at.get(solution_column)
+    fill_at = None if fill is None else at[fill]
+    plain = df.toDF(*[f"c{i}" for i in range(len(df.columns))])
+    schema = StructType([StructField(f"o{i}", f.dataType, f.nullable) for i, f in enumerate(fields)])
 
     def answer_batches(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -187,17 +197,17 @@ def answer_column(
         n = _task_threads(threads)
         native = _native.Options(task, threads=n or 0, with_status=True, with_columns=True, **options)
         for batch in batches:
-            solutions = batch.column(solution_column) if task == "check" else None
-            answers = _native.run_arrow(batch.column(column), solutions, native)
+            solutions = batch.column(solution_at) if task == "check" else None
+            answers = _native.run_arrow(batch.column(column_at), solutions, native)
             values = {name: pa.array(a) for name, a in zip(outs + [status], answers)}
             if fill is not None:
                 # Filled in place, as the CLI does: a row without an answer keeps its value.
-                old = batch.column(fill).cast(pa.string())
+                old = batch.column(fill_at).cast(pa.string())
                 values[fill] = pc.coalesce(values[fill], old)
-            arrays = [values[f.name] if f.name in values else batch.column(f.name) for f in fields]
-            yield pa.RecordBatch.from_arrays(arrays, names=[f.name for f in fields])
+            arrays = [values[f.name] if src is None else batch.column(src) for f, src in zip(fields, sources)]
+            yield pa.RecordBatch.from_arrays(arrays, names=schema.names)
 
-    return df.mapInArrow(answer_batches, schema)
+    return plain.mapInArrow(answer_batches, schema).toDF(*[f.name for f in fields])
 
 
 def solve_column(df: Any, column: str, **options: Any) -> Any:
@@ -218,27 +228,31 @@ def answer_lines(
     """A DataFrame of line-format input lines (one string column, as ``spark.read.text``
     gives) to the CLI's output lines for its records, partition by partition, in order."""
 
+    from pyspark.sql import functions as F
+
     def answer_batches(batches: Iterator[Any]) -> Iterator[Any]:
-        import pandas as pd
+        import pyarrow as pa
 
         n = _task_threads(None)
-        for pdf in batches:
-            lines = pdf.iloc[:, 0].tolist()
-            text = ("\n".join(l if l is not None else "" for l in lines) + "\n").encode("utf-8", "surrogateescape")
-            options = _native.Options(
-                task,
-                threads=n or 0,
-                lexmin=bool(lexmin),
-                limit=int(limit),
-                unique=bool(unique),
-                samples=int(samples),
-                seed=int(seed),
-            )
-            out = _native.answer_lines(text, options)
-            text = out.decode("utf-8", "replace")
-            yield pd.DataFrame({"value": text.split("\n")[:-1] if text else []})
+        options = _native.Options(
+            task,
+            threads=n or 0,
+            lexmin=bool(lexmin),
+            limit=int(limit),
+            unique=bool(unique),
+            samples=int(samples),
+            seed=int(seed),
+        )
+        for batch in batches:
+            # The lines' bytes as they are in the file: a line that is not UTF-8 is a record
+            # like any other (`invalid: ...`), as in the CLI, not a failed conversion.
+            lines = batch.column(0).to_pylist()
+            text = b"\n".join(l if l is not None else b"" for l in lines) + b"\n"
+            out = _native.answer_lines(text, options).decode("utf-8", "replace")
+            yield pa.RecordBatch.from_arrays([pa.array(out.split("\n")[:-1] if out else [], pa.string())], names=["value"])
 
-    return df.mapInPandas(answer_batches, "value string")
+    lines = df.select(F.col(df.columns[0]).cast("binary").alias("value"))
+    return lines.mapInArrow(answer_batches, "value string")
 
 
 def _local(path: str) -> Optional[str]:
@@ -257,6 +271,51 @@ def _is_parquet(path: str) -> bool:
     if local is None or not os.path.isdir(local):
         return False
     return any(name.lower().endswith(".parquet") for _, _, files in os.walk(local) for name in files)
+
+
+def _data_files(spark: Any, path: str) -> list:
+    """The files of a directory input in name order (their paths from the directory, sorted), as
+    Spark's readers list them: hidden files (``_SUCCESS``, ``.crc``, names starting with ``_`` or
+    ``.``) left out. One file is itself."""
+    hidden = lambda name: name.startswith(("_", "."))  # noqa: E731
+    local = _local(path)
+    if local is not None:
+        if not os.path.isdir(local):
+            return [path]
+        found = []
+        for d, dirs, files in os.walk(local):
+            dirs[:] = [x for x in dirs if not hidden(x)]
+            found += [os.path.join(d, f) for f in files if not hidden(f)]
+        scheme = "file://" if path.startswith("file://") else ""
+        return [scheme + f for f in sorted(found)]
+    jvm, conf = spark.sparkContext._jvm, spark.sparkContext._jsc.hadoopConfiguration()
+    root = jvm.org.apache.hadoop.fs.Path(path)
+    fs = root.getFileSystem(conf)
+    if not fs.getFileStatus(root).isDirectory():
+        return [path]
+    found, listing = [], fs.listFiles(root, True)
+    while listing.hasNext():
+        p = listing.next().getPath()
+        relative = str(p.toUri().getPath())[len(str(root.toUri().getPath())) :]
+        if not any(hidden(part) for part in relative.split("/") if part):
+            found.append(str(p))
+    return sorted(found)
+
+
+def _read_in_order(spark: Any, path: str, fmt: str) -> Any:
+    """``spark.read.text`` or ``.parquet`` of ``path``; for a directory, each file read on its
+    own (with the directory as ``basePath``, so that partition directories such as ``year=2024``
+    still give their columns) and the results joined in name order. Spark would read a
+    directory's files in one scan, packed into partitions largest first, which loses the
+    input's order."""
+    import functools
+
+    read = lambda reader, p: reader.text(p) if fmt == "line" else reader.parquet(p)  # noqa: E731
+    files = _data_files(spark, path)
+    if files == [path]:
+        return read(spark.read, path)
+    parts = [read(spark.read.option("basePath", path), f) for f in files] or [read(spark.read, path)]
+    return functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
 
 
 def _input_size(spark: Any, path: str) -> Optional[int]:
@@ -287,9 +346,40 @@ def _head(spark: Any, path: str, size: int = _HEAD_BYTES) -> bytes:
         if os.path.isdir(local):
             raise SystemExit(f"sudoku_batch.spark: {path} is a directory with no .parquet file; give one file, or --format")
         with open(local, "rb") as f:
-            return f.read(size)
+            head = f.read(size)
+        return _decompressed_head(local, head, size)
     lines = spark.read.text(path).limit(200).collect()
     return "\n".join(r[0] for r in lines).encode()[:size]
+
+
+def _decompressed_head(path: str, head: bytes, size: int) -> bytes:
+    """The first bytes of a local input as Spark reads it: Spark (Hadoop) decompresses a gzip
+    or bzip2 file named ``.gz`` or ``.bz2`` itself, so its format is detected from its
+    decompressed text. Any other compressed file is refused, as the CLI refuses it."""
+    import bz2
+    import gzip
+
+    kinds = {b"\x1f\x8b": ("gzip", ".gz", gzip.open), b"BZh": ("bzip2", ".bz2", bz2.open)}
+    for magic, (name, suffix, opener) in kinds.items():
+        if head.startswith(magic):
+            if not path.lower().endswith(suffix):
+                raise SystemExit(
+                    f"sudoku_batch.spark: {path}: it is {name}-compressed, but its name does not end in "
+                    f"{suffix}, which Spark needs to decompress it; rename it or decompress it first"
+                )
+            try:
+                with opener(path, "rb") as f:
+                    return f.read(size)
+            except (OSError, EOFError) as e:
+                raise SystemExit(f"sudoku_batch.spark: {path}: read error: {e}") from None
+    others = {b"\x28\xb5\x2f\xfd": "zstd", b"\xfd7zXZ\x00": "xz", b"PK\x03\x04": "ZIP"}
+    for magic, name in others.items():
+        if head.startswith(magic):
+            raise SystemExit(
+                f"sudoku_batch.spark: {path}: it is {name}-compressed, which Spark does not read; "
+                "decompress it first (or compress it with gzip or bzip2)"
+            )
+    return head
 
 
 def _puzzle_column_by_values(df: Any) -> Optional[str]:
@@ -311,6 +401,28 @@ def _puzzle_column_by_values(df: Any) -> Optional[str]:
     return None if found is None else fields[found][1].name
 
 
+def _write_header(spark: Any, outdir: str, names: list, sep: str) -> None:
+    """Writes ``OUTDIR/_header.csv``, the CSV output's header row: with Python's own files for a
+    local directory, through Hadoop's file system API for any other URL Spark wrote to."""
+    import csv
+    import io
+
+    row = io.StringIO()
+    csv.writer(row, delimiter=sep, lineterminator="\n").writerow(names)
+    local = _local(outdir)
+    if local is not None:
+        with open(os.path.join(local, "_header.csv"), "w", newline="") as f:
+            f.write(row.getvalue())
+        return
+    jvm, conf = spark.sparkContext._jvm, spark.sparkContext._jsc.hadoopConfiguration()
+    path = jvm.org.apache.hadoop.fs.Path(outdir.rstrip("/") + "/_header.csv")
+    stream = path.getFileSystem(conf).create(path, False)
+    try:
+        stream.write(bytearray(row.getvalue().encode("utf-8")))
+    finally:
+        stream.close()
+
+
 def run(args: argparse.Namespace) -> None:
     from pyspark.sql import SparkSession
 
@@ -322,6 +434,9 @@ def run(args: argparse.Namespace) -> None:
     if args.master:
         builder = builder.master(args.master)
     spark = builder.getOrCreate()
+    # Timestamps are written as Parquet's own type, with their time zone (Spark's default, the
+    # older INT96, comes back from other readers as nanoseconds without one).
+    spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     try:
         fmt = args.format
         local = _local(args.input)
@@ -355,7 +470,7 @@ def run(args: argparse.Namespace) -> None:
         if fmt == "line" and output_format != "line":
             raise SystemExit("sudoku_batch.spark: line input gives line output; --output-format parquet or csv needs a table (CSV or Parquet)")
         if fmt == "line":
-            lines = spark.read.text(args.input)
+            lines = _read_in_order(spark, args.input, "line")
             if header is not None:
                 # A header row is no record, as in the CLI. The rows of the file's first split
                 # (partition 0, which holds the header row) are numbered from 0 in file order.
@@ -376,14 +491,24 @@ def run(args: argparse.Namespace) -> None:
         # A header row without a comma but with a tab or semicolon sets the separator, as in the CLI.
         sep = _native.csv_separator(first) if fmt == "csv" else ","
         if fmt == "parquet":
-            df = spark.read.parquet(args.input)
+            df = _read_in_order(spark, args.input, "parquet")
         else:
-            reader = spark.read.option("header", True).option("multiLine", args.multiline).option("sep", sep)
+            # A quote inside a quoted field is doubled, as in RFC 4180 and the CLI (Spark's
+            # default escape is a backslash).
+            reader = spark.read.option("header", True).option("multiLine", args.multiline).option("sep", sep).option("escape", '"')
             df = reader.csv(args.input)
-        column = args.column or next(
-            (c for name in _native.PUZZLE_NAMES for c in df.columns if c.strip().lower() == name),
-            None,
-        )
+        if args.column is not None:
+            # As in the CLI: the name as given, else the one name that matches it ignoring case.
+            column = args.column if args.column in df.columns else next(
+                (c for c in df.columns if c.strip().lower() == args.column.strip().lower()), None
+            )
+            if column is None:
+                raise SystemExit(f"sudoku_batch.spark: {args.input}: no column named {args.column!r} among the columns {df.columns}")
+        else:
+            column = next(
+                (c for name in _native.PUZZLE_NAMES for c in df.columns if c.strip().lower() == name),
+                None,
+            )
         if column is None:
             column = _puzzle_column_by_values(df)
             if column is None:
@@ -394,6 +519,11 @@ def run(args: argparse.Namespace) -> None:
                 file=sys.stderr,
             )
         solution_column = _solution_column(df.columns, column)
+        if args.task == "check" and solution_column is None:
+            raise SystemExit(
+                f"sudoku_batch.spark: {args.input}: check needs a solution column; the columns {df.columns} "
+                f"hold none of {list(_native.SOLUTION_NAMES)}"
+            )
         answered = answer_column(
             df,
             column,
@@ -408,11 +538,12 @@ def run(args: argparse.Namespace) -> None:
         if output_format == "parquet":
             answered.write.mode("errorifexists").parquet(args.output)
             return
-        answered.write.mode("errorifexists").option("header", False).option("sep", sep).csv(args.output)
-        import csv
-
-        with open(os.path.join(args.output, "_header.csv"), "w", newline="") if "://" not in args.output else open(os.devnull, "w") as f:
-            csv.writer(f, delimiter=sep, lineterminator="\n").writerow(answered.columns)
+        # Kept columns are written as they were read: quotes doubled, surrounding spaces kept
+        # (Spark's writer escapes with a backslash and trims by default).
+        writer = answered.write.mode("errorifexists").option("header", False).option("sep", sep)
+        writer = writer.option("escape", '"').option("ignoreLeadingWhiteSpace", False).option("ignoreTrailingWhiteSpace", False)
+        writer.csv(args.output)
+        _write_header(spark, args.output, answered.columns, sep)
     finally:
         spark.stop()
 
