@@ -792,6 +792,48 @@ fn solve_to_file(input: &Path, output: &Path) -> (Option<i32>, String, bool) {
 }
 
 #[test]
+fn compressed_arrow_files_as_dense_as_their_codec_makes_them_are_read() {
+    // A column of one repeated byte compresses about as far as each codec can (Zstandard's
+    // blocks of one byte, LZ4's longest matches): the check of stated lengths must pass them.
+    let dir = Dir::new();
+    let puzzles: Vec<Option<String>> = puzzles().into_iter().take(8).collect();
+    let pad = "0".repeat(1 << 20);
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("puzzle", DataType::Utf8, true),
+        Field::new("pad", DataType::Utf8, false),
+    ]));
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(puzzles.clone())),
+        Arc::new(StringArray::from(vec![pad.as_str(); puzzles.len()])),
+    ];
+    let batch = RecordBatch::try_new(schema, columns).unwrap();
+    for codec in [
+        arrow_ipc::CompressionType::LZ4_FRAME,
+        arrow_ipc::CompressionType::ZSTD,
+    ] {
+        let arrow = dir.path("dense.arrow");
+        let options = arrow_ipc::writer::IpcWriteOptions::default()
+            .try_with_compression(Some(codec))
+            .unwrap();
+        let mut writer = arrow_ipc::writer::FileWriter::try_new_with_options(
+            File::create(&arrow).unwrap(),
+            &batch.schema(),
+            options,
+        )
+        .unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        let size = std::fs::metadata(&arrow).unwrap().len();
+        assert!(size < 64 << 10, "{codec:?}: {size} bytes for 8 MiB of text");
+        let output = dir.path("dense.csv");
+        let (code, stderr, left) = solve_to_file(&arrow, &output);
+        // Answered (the sample has bad rows, exit 1), not refused as corrupt (exit 2).
+        assert!(matches!(code, Some(0 | 1)), "{codec:?}: {stderr}");
+        assert!(left && stderr.contains("records 8"), "{codec:?}: {stderr}");
+    }
+}
+
+#[test]
 fn corrupt_parquet_and_arrow_files_are_refused_never_a_crash() {
     let dir = Dir::new();
     let output = dir.path("out.txt");

@@ -409,6 +409,12 @@ def test_solve_column_in_a_users_job(spark):
     assert filled[-1].status_2 == "invalid: the puzzle is null"
     rated = answer_column(df.withColumnRenamed("answer", "rating"), "question", task="rate", samples=2)
     assert rated.columns == ["id", "question", "rating", "status", "rating_2", "singles", "status_2"]
+    # Columns of one name (as a join leaves them) each keep their own data; a name with a dot is
+    # a name like any other.
+    twins = spark.createDataFrame([(i, -i, p) for i, p in enumerate(puzzles[:50])], ["x", "x", "a.b"])
+    got = solve_column(twins, "a.b").collect()
+    assert [tuple(r)[:2] for r in got] == [(i, -i) for i in range(50)]
+    assert all(solves(r.solution, p) for r, p in zip(got, puzzles))
 
 
 def test_the_cli_as_a_line_filter_under_rdd_pipe(spark, cli, tmp_path):

@@ -346,8 +346,10 @@ fn check_arrow_blocks<R: Read + io::Seek>(data: &mut R) -> Result<(), String> {
 }
 
 /// The most bytes one byte of a compressed buffer can stand for: an LZ4 frame's longest match
-/// adds 255 bytes per byte of its length, and a Zstandard block of one repeated byte (4 bytes
-/// with its header) stands for at most 128 KiB. Rounded up, with room for a frame's headers.
+/// adds 255 bytes per byte of its length (doubled here for a margin), and a Zstandard block of
+/// one repeated byte (4 bytes with its header) stands for at most 128 KiB (exact: a frame's
+/// own header and the slack keep a valid buffer under the bound). This refuses impossible
+/// lengths only: a large buffer may still state a false length its codec could reach.
 const LZ4_MAX_RATIO: u64 = 512;
 const ZSTD_MAX_RATIO: u64 = 1 << 15;
 const FRAME_SLACK: u64 = 1 << 10;
@@ -399,10 +401,11 @@ fn check_compressed_lengths<R: Read + io::Seek>(
     let Some(compression) = batch.compression() else {
         return Ok(());
     };
-    let ratio = if compression.codec() == CompressionType::ZSTD {
-        ZSTD_MAX_RATIO
-    } else {
-        LZ4_MAX_RATIO
+    let ratio = match compression.codec() {
+        CompressionType::ZSTD => ZSTD_MAX_RATIO,
+        CompressionType::LZ4_FRAME => LZ4_MAX_RATIO,
+        // A codec the reader does not know: its own message says so.
+        _ => return Ok(()),
     };
     let start = offset + meta;
     for buffer in batch.buffers().into_iter().flatten() {

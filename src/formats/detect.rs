@@ -144,7 +144,6 @@ pub enum FormatError {
     },
 }
 
-/// A field separator's name in messages, and how an example shows it (`<TAB>` for the tab).
 /// A header row for headerless rows of `fields` fields with the puzzle in `field` (from 1):
 /// `id` first, `puzzle` in its place, the others `f2`, `f3`, ... (`id,f2,puzzle`).
 fn example_header(field: usize, fields: usize, separator: u8) -> String {
@@ -158,6 +157,7 @@ fn example_header(field: usize, fields: usize, separator: u8) -> String {
     names.join(shown_separator(separator).1)
 }
 
+/// A field separator's name in messages, and how an example shows it (`<TAB>` for the tab).
 fn shown_separator(separator: u8) -> (&'static str, &'static str) {
     match separator {
         b'\t' => ("tab", "<TAB>"),

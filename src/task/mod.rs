@@ -340,10 +340,10 @@ impl<'a> Record<'a> {
     }
 
     /// The same record carrying `solution` (the text `check` verifies), surrounding whitespace
-    /// ignored.
+    /// and leading byte-order marks ignored, as for the puzzle.
     pub fn with_solution(self, solution: Option<&'a [u8]>) -> Record<'a> {
         Record {
-            solution: solution.map(<[u8]>::trim_ascii),
+            solution: solution.map(|s| crate::formats::text::trim_start(s).trim_ascii_end()),
             ..self
         }
     }

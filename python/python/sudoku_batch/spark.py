@@ -163,15 +163,20 @@ def answer_column(
         raise ValueError(f"task {task!r} has {len(results)} result columns, {len(outs)} names given")
     if status is None:
         status = _fresh("status", list(df.columns) + outs)
+    # Each output field with the position of the input column it copies (None: a result),
+    # by position, so that columns of the same name (after a join) each keep their own data.
     fields = list(df.schema.fields)
+    sources: list = list(range(len(fields)))
     added = [(out, _spark_type(kind)) for out, (_, kind) in zip(outs, results)] + [(status, StringType())]
     for name, kind in added:
         field = StructField(name, kind, True)
         names_now = [f.name for f in fields]
         if name in names_now:
+            sources[names_now.index(name)] = None
             fields[names_now.index(name)] = field
         else:
             fields.append(field)
+            sources.append(None)
     fill = outs[0] if task == "solve" and outs[0] in df.columns else None
     options = dict(
         lexmin=bool(lexmin),
@@ -184,11 +189,10 @@ def answer_column(
     # Columns are passed by position under plain names and named again after: PySpark's
     # mapInArrow looks its input columns up by name, which fails for a name with a dot in it.
     at = {name: i for i, name in reversed(list(enumerate(df.columns)))}
-    sources = [None if f.name in (outs + [status]) else at[f.name] for f in fields]
     column_at, solution_at = at[column], at.get(solution_column)
     fill_at = None if fill is None else at[fill]
     plain = df.toDF(*[f"c{i}" for i in range(len(df.columns))])
-    schema = StructType([StructField(f"o{i}", f.dataType, f.nullable) for i, f in enumerate(fields)])
+    schema = StructType([StructField(f"o{i}", f.dataType, f.nullable, f.metadata) for i, f in enumerate(fields)])
 
     def answer_batches(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -251,7 +255,8 @@ def answer_lines(
             out = _native.answer_lines(text, options).decode("utf-8", "replace")
             yield pa.RecordBatch.from_arrays([pa.array(out.split("\n")[:-1] if out else [], pa.string())], names=["value"])
 
-    lines = df.select(F.col(df.columns[0]).cast("binary").alias("value"))
+    plain = df.toDF(*[f"c{i}" for i in range(len(df.columns))])  # any name, dots included
+    lines = plain.select(F.col("c0").cast("binary").alias("value"))
     return lines.mapInArrow(answer_batches, "value string")
 
 
@@ -291,7 +296,10 @@ def _data_files(spark: Any, path: str) -> list:
     jvm, conf = spark.sparkContext._jvm, spark.sparkContext._jsc.hadoopConfiguration()
     root = jvm.org.apache.hadoop.fs.Path(path)
     fs = root.getFileSystem(conf)
-    if not fs.getFileStatus(root).isDirectory():
+    try:
+        if not fs.getFileStatus(root).isDirectory():
+            return [path]
+    except Exception:  # a glob (`s3a://b/d/*.parquet`) or a missing path: Spark's to read
         return [path]
     found, listing = [], fs.listFiles(root, True)
     while listing.hasNext():
@@ -312,10 +320,16 @@ def _read_in_order(spark: Any, path: str, fmt: str) -> Any:
 
     read = lambda reader, p: reader.text(p) if fmt == "line" else reader.parquet(p)  # noqa: E731
     files = _data_files(spark, path)
-    if files == [path]:
+    if files == [path] or not files:
         return read(spark.read, path)
-    parts = [read(spark.read.option("basePath", path), f) for f in files] or [read(spark.read, path)]
-    return functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
+    # The directory's schema, partition columns included, for every file: each is then read
+    # without inferring its own (a partition value `007` stays the string it is in the whole).
+    schema = read(spark.read, path).schema
+    parts = [read(spark.read.schema(schema).option("basePath", path), f) for f in files]
+    # Joined pairwise, so the plan is as deep as log2 of the files, not their number.
+    while len(parts) > 1:
+        parts = [functools.reduce(lambda a, b: a.union(b), parts[i : i + 2]) for i in range(0, len(parts), 2)]
+    return parts[0]
 
 
 def _input_size(spark: Any, path: str) -> Optional[int]:
@@ -362,7 +376,7 @@ def _decompressed_head(path: str, head: bytes, size: int) -> bytes:
     kinds = {b"\x1f\x8b": ("gzip", ".gz", gzip.open), b"BZh": ("bzip2", ".bz2", bz2.open)}
     for magic, (name, suffix, opener) in kinds.items():
         if head.startswith(magic):
-            if not path.lower().endswith(suffix):
+            if not path.endswith(suffix):  # Hadoop picks the codec by this suffix, case and all
                 raise SystemExit(
                     f"sudoku_batch.spark: {path}: it is {name}-compressed, but its name does not end in "
                     f"{suffix}, which Spark needs to decompress it; rename it or decompress it first"
@@ -408,7 +422,13 @@ def _write_header(spark: Any, outdir: str, names: list, sep: str) -> None:
     import io
 
     row = io.StringIO()
-    csv.writer(row, delimiter=sep, lineterminator="\n").writerow(names)
+    if sep == ",":
+        csv.writer(row, lineterminator="\n").writerow(names)
+    else:
+        # As the CLI writes it: a name holding a comma, a semicolon or a tab is quoted, since a
+        # header's unquoted bytes decide its separator when the table is read again.
+        special = lambda n: any(c in n for c in ',;\t"\r\n')  # noqa: E731
+        row.write(sep.join('"' + n.replace('"', '""') + '"' if special(n) else n for n in names) + "\n")
     local = _local(outdir)
     if local is not None:
         with open(os.path.join(local, "_header.csv"), "w", newline="") as f:
@@ -434,19 +454,20 @@ def run(args: argparse.Namespace) -> None:
     if args.master:
         builder = builder.master(args.master)
     spark = builder.getOrCreate()
-    # Timestamps are written as Parquet's own type, with their time zone (Spark's default, the
-    # older INT96, comes back from other readers as nanoseconds without one).
+    # Timestamps are written as Parquet's own type, UTC instants (Spark's default, the older
+    # INT96, comes back from other readers as nanoseconds without a time zone).
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     try:
         fmt = args.format
-        local = _local(args.input)
+        # A directory's files are read one by one, in name order (`_read_in_order`).
+        directory = _data_files(spark, args.input) != [args.input]
         # A directory of text files (`--format line`) has no one start to look at.
-        readable = fmt in ("auto", "csv") or fmt == "line" and not (local and os.path.isdir(local))
+        readable = fmt in ("auto", "csv") or fmt == "line" and not directory
         head = _head(spark, args.input) if readable and not _is_parquet(args.input) else b""
         if fmt == "auto":
             fmt = "parquet" if _is_parquet(args.input) else _native.detect_format(head, args.column)
         # A line file's header row (`puzzle solution`): its line, and the offset past it.
-        header = _native.line_header(head, len(head) < _HEAD_BYTES) if fmt == "line" else None
+        header = _native.line_header(head, len(head) < _HEAD_BYTES) if fmt == "line" and not directory else None
         size = _input_size(spark, args.input)
         if args.partitions and size:
             # One file read in about N byte ranges, in order (Spark keeps a file's splits in
@@ -454,6 +475,10 @@ def run(args: argparse.Namespace) -> None:
             split = max(4096, -(-size // args.partitions), header[1] if header else 0)
             spark.conf.set("spark.sql.files.maxPartitionBytes", str(split))
             spark.conf.set("spark.sql.files.minPartitionNum", str(args.partitions))
+        if directory:
+            # Each file of a directory is a read of its own: a minimum number of partitions
+            # would apply to each (a file in N pieces); the size of the pieces alone bounds them.
+            spark.conf.set("spark.sql.files.minPartitionNum", "1")
         first = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t")
         if fmt == "csv" and first[:1] in (b"#", b"\n", b"\r"):
             # The CLI skips them; Spark's CSV reader would take the first line for the header,
