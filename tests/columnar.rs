@@ -791,6 +791,21 @@ fn solve_to_file(input: &Path, output: &Path) -> (Option<i32>, String, bool) {
     )
 }
 
+/// Writes `batch` as an Arrow IPC file, its buffers compressed with `codec` if one is given.
+fn write_arrow(path: &Path, batch: &RecordBatch, codec: Option<arrow_ipc::CompressionType>) {
+    let options = arrow_ipc::writer::IpcWriteOptions::default()
+        .try_with_compression(codec)
+        .unwrap();
+    let mut writer = arrow_ipc::writer::FileWriter::try_new_with_options(
+        File::create(path).unwrap(),
+        &batch.schema(),
+        options,
+    )
+    .unwrap();
+    writer.write(batch).unwrap();
+    writer.finish().unwrap();
+}
+
 #[test]
 fn compressed_arrow_files_as_dense_as_their_codec_makes_them_are_read() {
     // A column of one repeated byte compresses about as far as each codec can (Zstandard's
@@ -812,17 +827,7 @@ fn compressed_arrow_files_as_dense_as_their_codec_makes_them_are_read() {
         arrow_ipc::CompressionType::ZSTD,
     ] {
         let arrow = dir.path("dense.arrow");
-        let options = arrow_ipc::writer::IpcWriteOptions::default()
-            .try_with_compression(Some(codec))
-            .unwrap();
-        let mut writer = arrow_ipc::writer::FileWriter::try_new_with_options(
-            File::create(&arrow).unwrap(),
-            &batch.schema(),
-            options,
-        )
-        .unwrap();
-        writer.write(&batch).unwrap();
-        writer.finish().unwrap();
+        write_arrow(&arrow, &batch, Some(codec));
         let size = std::fs::metadata(&arrow).unwrap().len();
         assert!(size < 64 << 10, "{codec:?}: {size} bytes for 8 MiB of text");
         let output = dir.path("dense.csv");
@@ -853,17 +858,7 @@ fn corrupt_parquet_and_arrow_files_are_refused_never_a_crash() {
     let mut files = vec![parquet];
     for (name, codec) in codecs {
         let arrow = dir.path(name);
-        let options = arrow_ipc::writer::IpcWriteOptions::default()
-            .try_with_compression(codec)
-            .unwrap();
-        let mut writer = arrow_ipc::writer::FileWriter::try_new_with_options(
-            File::create(&arrow).unwrap(),
-            &batch.schema(),
-            options,
-        )
-        .unwrap();
-        writer.write(&batch).unwrap();
-        writer.finish().unwrap();
+        write_arrow(&arrow, &batch, codec);
         files.push(arrow);
     }
     // Every byte of each file changed in turn: a decoder that panics or asks for gigabytes

@@ -1,13 +1,21 @@
 //! `generate`: uniqueness, minimality, clue targets and thread-count independence, through the
 //! real binary and the library's count API.
 
+use std::path::Path;
+
 use assert_cmd::Command;
 use sudoku_batch::generate::{self, Mode};
 use sudoku_batch::Grid;
 
 fn generate(args: &[&str]) -> String {
+    generate_in(Path::new("."), args)
+}
+
+/// `generate ARGS` run in `dir`: its stdout.
+fn generate_in(dir: &Path, args: &[&str]) -> String {
     let out = Command::cargo_bin("sudoku-batch")
         .unwrap()
+        .current_dir(dir)
         .arg("generate")
         .args(args)
         .assert()
@@ -147,19 +155,7 @@ fn usage_and_io_errors_exit_2() {
 #[test]
 fn dash_is_stdout_and_no_puzzles_as_csv_is_the_header_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        let out = Command::cargo_bin("sudoku-batch")
-            .unwrap()
-            .current_dir(dir.path())
-            .arg("generate")
-            .args(args)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        String::from_utf8(out).unwrap()
-    };
+    let run = |args: &[&str]| generate_in(dir.path(), args);
     let to_stdout = run(&["-n", "3", "--seed", "7", "-o", "-"]);
     assert_eq!(to_stdout, generate(&["-n", "3", "--seed", "7"]));
     parse_all(&to_stdout, 3);

@@ -24,6 +24,12 @@ pub fn trim_start(mut line: &[u8]) -> &[u8] {
     }
 }
 
+/// A record's text without its surrounding whitespace and leading byte-order marks, as a line
+/// of a file is read (a column read from a file saved with a mark has it on its first value).
+pub fn trim(text: &[u8]) -> &[u8] {
+    trim_start(text).trim_ascii_end()
+}
+
 /// True for a line that is not a record: blank (only whitespace and byte-order marks) or a `#`
 /// comment.
 pub fn is_skipped(line: &[u8]) -> bool {

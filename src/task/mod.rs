@@ -335,15 +335,14 @@ impl<'a> Record<'a> {
     /// and leading byte-order marks ignored, as on a line of a text file (a column read from a
     /// file saved with a mark has it on its first value).
     pub fn parse(text: &[u8]) -> Record<'a> {
-        let text = crate::formats::text::trim_start(text).trim_ascii_end();
-        Record::new(Grid::parse(text).map_err(Invalid::from))
+        Record::new(Grid::parse(crate::formats::text::trim(text)).map_err(Invalid::from))
     }
 
     /// The same record carrying `solution` (the text `check` verifies), surrounding whitespace
     /// and leading byte-order marks ignored, as for the puzzle.
     pub fn with_solution(self, solution: Option<&'a [u8]>) -> Record<'a> {
         Record {
-            solution: solution.map(|s| crate::formats::text::trim_start(s).trim_ascii_end()),
+            solution: solution.map(crate::formats::text::trim),
             ..self
         }
     }

@@ -310,8 +310,9 @@ def _data_files(spark: Any, path: str) -> list:
     return sorted(found)
 
 
-def _read_in_order(spark: Any, path: str, fmt: str) -> Any:
-    """``spark.read.text`` or ``.parquet`` of ``path``; for a directory, each file read on its
+def _read_in_order(spark: Any, path: str, fmt: str, files: list) -> Any:
+    """``spark.read.text`` or ``.parquet`` of ``path`` (whose files are ``files``, from
+    :func:`_data_files`); for a directory, each file read on its
     own (with the directory as ``basePath``, so that partition directories such as ``year=2024``
     still give their columns) and the results joined in name order. Spark would read a
     directory's files in one scan, packed into partitions largest first, which loses the
@@ -319,7 +320,6 @@ def _read_in_order(spark: Any, path: str, fmt: str) -> Any:
     import functools
 
     read = lambda reader, p: reader.text(p) if fmt == "line" else reader.parquet(p)  # noqa: E731
-    files = _data_files(spark, path)
     if files == [path] or not files:
         return read(spark.read, path)
     # The directory's schema, partition columns included, for every file: each is then read
@@ -460,7 +460,8 @@ def run(args: argparse.Namespace) -> None:
     try:
         fmt = args.format
         # A directory's files are read one by one, in name order (`_read_in_order`).
-        directory = _data_files(spark, args.input) != [args.input]
+        files = _data_files(spark, args.input)
+        directory = files != [args.input]
         # A directory of text files (`--format line`) has no one start to look at.
         readable = fmt in ("auto", "csv") or fmt == "line" and not directory
         head = _head(spark, args.input) if readable and not _is_parquet(args.input) else b""
@@ -495,7 +496,7 @@ def run(args: argparse.Namespace) -> None:
         if fmt == "line" and output_format != "line":
             raise SystemExit("sudoku_batch.spark: line input gives line output; --output-format parquet or csv needs a table (CSV or Parquet)")
         if fmt == "line":
-            lines = _read_in_order(spark, args.input, "line")
+            lines = _read_in_order(spark, args.input, "line", files)
             if header is not None:
                 # A header row is no record, as in the CLI. The rows of the file's first split
                 # (partition 0, which holds the header row) are numbered from 0 in file order.
@@ -516,7 +517,7 @@ def run(args: argparse.Namespace) -> None:
         # A header row without a comma but with a tab or semicolon sets the separator, as in the CLI.
         sep = _native.csv_separator(first) if fmt == "csv" else ","
         if fmt == "parquet":
-            df = _read_in_order(spark, args.input, "parquet")
+            df = _read_in_order(spark, args.input, "parquet", files)
         else:
             # A quote inside a quoted field is doubled, as in RFC 4180 and the CLI (Spark's
             # default escape is a backslash).
