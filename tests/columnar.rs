@@ -839,6 +839,69 @@ fn compressed_arrow_files_as_dense_as_their_codec_makes_them_are_read() {
 }
 
 #[test]
+fn a_compressed_buffer_stating_more_than_its_frames_hold_is_refused() {
+    // A length prefix its codec could reach from the buffer's size (up to 32 GiB for 1 MiB of
+    // Zstandard) but its frames' headers cannot: the reader would allocate it before
+    // decompressing, and a failed allocation aborts the process.
+    let dir = Dir::new();
+    // About 2 MB of digits, which compress to about half (Zstandard) or not at all (LZ4).
+    let mut seed = 1u64;
+    let rows: Vec<Option<String>> = (0..25_000)
+        .map(|_| {
+            let row = (0..81).map(|_| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                char::from(b'0' + (seed >> 60) as u8 % 10)
+            });
+            Some(row.collect())
+        })
+        .collect();
+    let cells: Vec<Option<&str>> = rows.iter().map(|c| c.as_deref()).collect();
+    let batch = puzzle_table(&cells);
+    let output = dir.path("out.txt");
+    for (codec, magic, stated) in [
+        (
+            arrow_ipc::CompressionType::ZSTD,
+            [0x28, 0xB5, 0x2F, 0xFD],
+            16u64 << 30,
+        ),
+        (
+            arrow_ipc::CompressionType::LZ4_FRAME,
+            [0x04, 0x22, 0x4D, 0x18],
+            512 << 20,
+        ),
+    ] {
+        let arrow = dir.path("x.arrow");
+        write_arrow(&arrow, &batch, Some(codec));
+        let mut bytes = std::fs::read(&arrow).unwrap();
+        // The buffer whose frames start furthest from the next one: the text's.
+        let starts: Vec<usize> = (0..bytes.len() - 4)
+            .filter(|&i| bytes[i..i + 4] == magic)
+            .collect();
+        let ends = starts.iter().skip(1).copied().chain([bytes.len()]);
+        let (_, at) = ends
+            .zip(&starts)
+            .map(|(end, &at)| (end - at, at))
+            .max()
+            .unwrap();
+        assert!(bytes.len() > 1 << 20, "{codec:?}: {} bytes", bytes.len());
+        bytes[at - 8..at].copy_from_slice(&stated.to_le_bytes());
+        let broken = dir.path("broken.arrow");
+        std::fs::write(&broken, &bytes).unwrap();
+        let (code, stderr, left) = solve_to_file(&broken, &output);
+        assert_eq!(code, Some(2), "{codec:?}: {stderr}");
+        assert!(!left, "{codec:?}");
+        assert!(
+            stderr.contains(&format!(
+                "states {stated} bytes uncompressed; its frames hold at most"
+            )),
+            "{codec:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
 fn corrupt_parquet_and_arrow_files_are_refused_never_a_crash() {
     let dir = Dir::new();
     let output = dir.path("out.txt");

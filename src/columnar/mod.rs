@@ -13,6 +13,7 @@
 //! Parquet output gets one row group per input row group. A shard is a contiguous run of
 //! units: the outputs of shards 1..=N, read in order, hold the unsharded output's rows.
 
+mod frames;
 mod sink;
 mod table;
 
@@ -401,9 +402,9 @@ fn check_compressed_lengths<R: Read + io::Seek>(
     let Some(compression) = batch.compression() else {
         return Ok(());
     };
-    let ratio = match compression.codec() {
-        CompressionType::ZSTD => ZSTD_MAX_RATIO,
-        CompressionType::LZ4_FRAME => LZ4_MAX_RATIO,
+    let (codec, ratio) = match compression.codec() {
+        CompressionType::ZSTD => (frames::Codec::Zstd, ZSTD_MAX_RATIO),
+        CompressionType::LZ4_FRAME => (frames::Codec::Lz4Frame, LZ4_MAX_RATIO),
         // A codec the reader does not know: its own message says so.
         _ => return Ok(()),
     };
@@ -425,6 +426,19 @@ fn check_compressed_lengths<R: Read + io::Seek>(
                 "the file is corrupt (a compressed buffer of {length} bytes states {stated} \
                  bytes uncompressed)"
             ));
+        }
+        // A possible length may still be false: the frames' headers bound it more closely.
+        let frames_start = start + at as u64 + 8;
+        let frames_end = start + at as u64 + length as u64;
+        if stated > 0 {
+            let bound =
+                frames::frames_bound(data, frames_start, frames_end, codec).map_err(failed)?;
+            if let Some(bound) = bound.filter(|&bound| stated as u64 > bound) {
+                return Err(format!(
+                    "the file is corrupt (a compressed buffer of {length} bytes states {stated} \
+                     bytes uncompressed; its frames hold at most {bound})"
+                ));
+            }
         }
     }
     Ok(())
