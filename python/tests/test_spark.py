@@ -158,6 +158,39 @@ def test_the_spark_job_refuses_comments_before_a_csv_header(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_the_spark_job_refuses_check_on_lines_without_solutions_as_the_cli_does(cli, tmp_path):
+    # A file of bare puzzles would give one `invalid` per line; the CLI refuses it up front.
+    src = tmp_path / "puzzles.txt"
+    src.write_text("# bare puzzles\n\n" + "\n".join(puzzles_of("sample.txt")) + "\n")
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(tmp_path / "out"), "--master", MASTER, "--task", "check"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode != 0
+    cli_out = subprocess.run([cli, "check", str(src)], capture_output=True, text=True)
+    assert cli_out.returncode == 2
+    said = cli_out.stderr.strip().split(": ", 3)[3]
+    assert said.startswith("check needs a solution after each puzzle"), cli_out.stderr
+    assert said in job.stderr, job.stderr[-3000:]
+    assert not (tmp_path / "out").exists()
+    # Lines that carry their solutions are checked.
+    pairs = tmp_path / "pairs.txt"
+    solved = sb.solve(puzzles_of("sample.txt"))
+    pairs.write_text("".join(f"{p},{s}\n" for p, s in zip(puzzles_of("sample.txt"), solved)))
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(pairs), str(tmp_path / "out2"), "--master", MASTER, "--task", "check"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode == 0, job.stderr[-3000:]
+    joined = "".join((tmp_path / "out2" / p).read_text() for p in part_files(tmp_path / "out2"))
+    assert joined == subprocess.run([cli, "check", "-q", str(pairs)], capture_output=True, text=True).stdout
+    assert set(joined.split()) == {"ok"}
+
+
 @pytest.mark.parametrize("task", [["count"], ["check"], ["canon"], ["rate", "--samples", "3"]])
 def test_the_spark_job_on_csv_has_the_clis_columns_and_statuses(cli, tmp_path, task):
     import csv

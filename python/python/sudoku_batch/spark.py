@@ -396,6 +396,22 @@ def _decompressed_head(path: str, head: bytes, size: int) -> bytes:
     return head
 
 
+def _refuse_check_without_solutions(path: str, head: bytes, header: Optional[tuple]) -> None:
+    """As the CLI: ``check`` on line records whose first has nothing after its puzzle is
+    refused, not answered ``invalid`` line by line. The engine answers the head's whole lines
+    (past a header row), and its first answer is the first record's."""
+    text = head[header[1] :] if header else head
+    if len(head) >= _HEAD_BYTES:
+        text = text[: text.rfind(b"\n") + 1]
+    first = _native.answer_lines(text, _native.Options("check")).split(b"\n", 1)[0]
+    if first == b"invalid: no solution after the puzzle":
+        raise SystemExit(
+            f"sudoku_batch.spark: {path}: check needs a solution after each puzzle "
+            "(`puzzle,solution` lines, or CSV with a solution column); the first record has "
+            "nothing after its puzzle"
+        )
+
+
 def _puzzle_column_by_values(df: Any) -> Optional[str]:
     """The puzzle column of a table that names none, as the CLI finds it: the values of the
     first 64 rows decide (the first text column holding a puzzle with a blank, else a full
@@ -469,6 +485,8 @@ def run(args: argparse.Namespace) -> None:
             fmt = "parquet" if _is_parquet(args.input) else _native.detect_format(head, args.column)
         # A line file's header row (`puzzle solution`): its line, and the offset past it.
         header = _native.line_header(head, len(head) < _HEAD_BYTES) if fmt == "line" and not directory else None
+        if fmt == "line" and args.task == "check" and not directory:
+            _refuse_check_without_solutions(args.input, head, header)
         size = _input_size(spark, args.input)
         if args.partitions and size:
             # One file read in about N byte ranges, in order (Spark keeps a file's splits in
