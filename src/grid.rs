@@ -60,28 +60,30 @@ pub enum ParseError {
 }
 
 /// Why a text of other than 81 bytes is not a grid: if it is 81 characters of UTF-8 (some of
-/// them outside ASCII), its first character that is not a digit or a blank; else its length.
+/// them outside ASCII), its first character that is not a digit or a blank; else its length,
+/// in characters where it is UTF-8 (an accented letter is one cell's worth), else in bytes.
 #[cold]
 fn length_error(text: &[u8]) -> ParseError {
-    // 81 characters take at most four bytes each.
-    if let (82..=324, Ok(s)) = (text.len(), std::str::from_utf8(text)) {
-        if s.chars().count() == CELLS {
-            let (i, ch) = s
-                .chars()
-                .enumerate()
-                .find(|(_, ch)| !matches!(ch, '0'..='9' | '.'))
-                .expect("a character outside ASCII");
-            return match u8::try_from(ch) {
-                Ok(byte) if ch.is_ascii() => ParseError::BadByte {
-                    position: i + 1,
-                    byte,
-                },
-                _ => ParseError::BadChar {
-                    position: i + 1,
-                    ch,
-                },
-            };
+    if let Ok(s) = std::str::from_utf8(text) {
+        let found = s.chars().count();
+        if found != CELLS {
+            return ParseError::Length { found };
         }
+        let (i, ch) = s
+            .chars()
+            .enumerate()
+            .find(|(_, ch)| !matches!(ch, '0'..='9' | '.'))
+            .expect("a character outside ASCII");
+        return match u8::try_from(ch) {
+            Ok(byte) if ch.is_ascii() => ParseError::BadByte {
+                position: i + 1,
+                byte,
+            },
+            _ => ParseError::BadChar {
+                position: i + 1,
+                ch,
+            },
+        };
     }
     ParseError::Length { found: text.len() }
 }
@@ -343,6 +345,10 @@ impl Grid {
                     .iter()
                     .position(|&b| !matches!(b, b'0'..=b'9' | b'.'))
                     .expect("a bad byte was seen");
+                // 81 bytes of UTF-8 with a character outside ASCII are fewer characters.
+                if !text[position].is_ascii() && std::str::from_utf8(text).is_ok() {
+                    return Err(length_error(text));
+                }
                 Err(ParseError::BadByte {
                     position: position + 1,
                     byte: text[position],
@@ -633,13 +639,33 @@ mod tests {
                     byte: b'x'
                 })
             );
+            // Other lengths are counted in characters: 82 here, and 80 for 81 bytes of which
+            // the last two are one character.
             let longer = format!("{text}.");
             assert_eq!(
                 Grid::parse(longer.as_bytes()),
+                Err(ParseError::Length { found: 82 })
+            );
+            let short = format!("{}{ch}", ".".repeat(CELLS - ch.len_utf8()));
+            assert_eq!(short.len(), CELLS);
+            assert_eq!(
+                Grid::parse(short.as_bytes()),
                 Err(ParseError::Length {
-                    found: longer.len()
+                    found: CELLS + 1 - ch.len_utf8()
                 })
             );
+            // Bytes that are not UTF-8 are counted as bytes, and an 81st is named as one.
+            let mut latin1 = vec![b'.'; CELLS];
+            latin1[40] = 0xe9;
+            assert_eq!(
+                Grid::parse(&latin1),
+                Err(ParseError::BadByte {
+                    position: 41,
+                    byte: 0xe9
+                })
+            );
+            latin1.push(b'.');
+            assert_eq!(Grid::parse(&latin1), Err(ParseError::Length { found: 82 }));
         }
     }
 

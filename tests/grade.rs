@@ -345,7 +345,29 @@ fn explain_prints_each_step_and_the_grade() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), steps.len() + 3, "{text}");
     assert_eq!(lines[1], format!("   1. {}", steps[0]));
-    assert!(lines[steps.len() + 1].starts_with(&format!("grade: {:.1} ", g.se_estimate())));
+    let grade_line = format!(
+        "grade: {:.1} {} {} ({} steps)",
+        g.se_estimate(),
+        g.band(),
+        g.hardest_text(),
+        steps.len()
+    );
+    assert_eq!(lines[steps.len() + 1], grade_line);
+    // One blank left: one step, so "step".
+    let solution = sudoku_batch::solve(&Grid::parse(p.as_bytes()).unwrap())
+        .solution
+        .unwrap();
+    let one_blank = format!(".{}", &solution.to_line()[1..]);
+    let out = bin()
+        .args(["grade", "--explain"])
+        .write_stdin(format!("{one_blank}\n"))
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.ends_with("\ngrade: 1.0 easy Full House (1 step)\n\n"),
+        "{text}"
+    );
 }
 
 /// `--explain` runs in the batch engine like every task: the same bytes at any thread count, and

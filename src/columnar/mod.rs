@@ -354,6 +354,9 @@ fn check_arrow_blocks<R: Read + io::Seek>(data: &mut R) -> Result<(), String> {
 const LZ4_MAX_RATIO: u64 = 512;
 const ZSTD_MAX_RATIO: u64 = 1 << 15;
 const FRAME_SLACK: u64 = 1 << 10;
+/// Stated lengths above this are checked against the buffer's frames: an allocation this small
+/// does not fail, and a false one is the decoder's to report after decompressing.
+const FRAMES_CHECKED_ABOVE: u64 = 16 << 20;
 
 /// The message of an Arrow IPC block, parsed as the reader parses it: after an optional
 /// continuation marker and the length, to the end of what it is given.
@@ -427,10 +430,11 @@ fn check_compressed_lengths<R: Read + io::Seek>(
                  bytes uncompressed)"
             ));
         }
-        // A possible length may still be false: the frames' headers bound it more closely.
+        // A possible length may still be false: the frames' headers bound it more closely
+        // (a read per frame block, so only where a false length could hurt).
         let frames_start = start + at as u64 + 8;
         let frames_end = start + at as u64 + length as u64;
-        if stated > 0 {
+        if stated > FRAMES_CHECKED_ABOVE as i64 {
             let bound =
                 frames::frames_bound(data, frames_start, frames_end, codec).map_err(failed)?;
             if let Some(bound) = bound.filter(|&bound| stated as u64 > bound) {

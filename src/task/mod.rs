@@ -493,11 +493,12 @@ pub(crate) fn explain_into(puzzle: &Grid, nested: bool, out: &mut Vec<u8>) -> Ou
         Some(g) => {
             writeln!(
                 out,
-                "grade: {:.1} {} {} ({} steps)",
+                "grade: {:.1} {} {} ({} step{})",
                 g.se_estimate(),
                 g.band(),
                 g.hardest_text(),
-                g.steps
+                g.steps,
+                if g.steps == 1 { "" } else { "s" }
             )
             .expect("writing to memory");
             Outcome::Graded(g)
@@ -638,11 +639,12 @@ mod tests {
                 "{text:?}"
             );
         }
-        // A mark anywhere but the start is a damaged record, as it is in a file.
+        // A mark anywhere but the start is a damaged record, as it is in a file: one character
+        // too many.
         assert_eq!(
             Record::parse(format!("{p}\u{feff}").as_bytes()).puzzle,
             Err(Invalid::Parse(crate::grid::ParseError::Length {
-                found: 84
+                found: 82
             }))
         );
     }
