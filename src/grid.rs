@@ -346,7 +346,7 @@ impl Grid {
                     .position(|&b| !matches!(b, b'0'..=b'9' | b'.'))
                     .expect("a bad byte was seen");
                 // 81 bytes of UTF-8 with a character outside ASCII are fewer characters.
-                if !text[position].is_ascii() && std::str::from_utf8(text).is_ok() {
+                if !text.is_ascii() && std::str::from_utf8(text).is_ok() {
                     return Err(length_error(text));
                 }
                 Err(ParseError::BadByte {
@@ -650,6 +650,14 @@ mod tests {
             assert_eq!(short.len(), CELLS);
             assert_eq!(
                 Grid::parse(short.as_bytes()),
+                Err(ParseError::Length {
+                    found: CELLS + 1 - ch.len_utf8()
+                })
+            );
+            // Whichever bad character comes first.
+            let first_x = format!("x{}{ch}", ".".repeat(CELLS - 1 - ch.len_utf8()));
+            assert_eq!(
+                Grid::parse(first_x.as_bytes()),
                 Err(ParseError::Length {
                     found: CELLS + 1 - ch.len_utf8()
                 })

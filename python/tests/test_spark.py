@@ -160,21 +160,30 @@ def test_the_spark_job_refuses_comments_before_a_csv_header(tmp_path):
 
 def test_the_spark_job_refuses_check_on_lines_without_solutions_as_the_cli_does(cli, tmp_path):
     # A file of bare puzzles would give one `invalid` per line; the CLI refuses it up front.
-    src = tmp_path / "puzzles.txt"
-    src.write_text("# bare puzzles\n\n" + "\n".join(puzzles_of("sample.txt")) + "\n")
-    job = subprocess.run(
-        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(tmp_path / "out"), "--master", MASTER, "--task", "check"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
-    assert job.returncode != 0
-    cli_out = subprocess.run([cli, "check", str(src)], capture_output=True, text=True)
-    assert cli_out.returncode == 2
-    said = cli_out.stderr.strip().split(": ", 3)[3]
-    assert said.startswith("check needs a solution after each puzzle"), cli_out.stderr
-    assert said in job.stderr, job.stderr[-3000:]
-    assert not (tmp_path / "out").exists()
+    # With comments and a blank line; with a byte-order mark, a header row and CRLF; with lone
+    # CRs and more than the 64 KiB the job looks at.
+    bare = puzzles_of("sample.txt")
+    for name, text in [
+        ("commented.txt", "# bare puzzles\n\n" + "\n".join(bare) + "\n"),
+        ("header.txt", "\ufeffpuzzle rating\r\n" + "".join(f"{p}\r\n" for p in bare)),
+        ("cr.txt", "".join(f"{p}\r" for p in bare * 50)),
+    ]:
+        src = tmp_path / name
+        src.write_bytes(text.encode())
+        out = tmp_path / f"out-{name}"
+        job = subprocess.run(
+            [sys.executable, "-m", "sudoku_batch.spark", str(src), str(out), "--master", MASTER, "--task", "check"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+        assert job.returncode != 0, name
+        cli_out = subprocess.run([cli, "check", str(src)], capture_output=True, text=True)
+        assert cli_out.returncode == 2, (name, cli_out.stderr)
+        said = cli_out.stderr.strip().split(": ", 3)[3]
+        assert said.startswith("check needs a solution after each puzzle"), cli_out.stderr
+        assert said in job.stderr, (name, job.stderr[-3000:])
+        assert not out.exists()
     # Lines that carry their solutions are checked.
     pairs = tmp_path / "pairs.txt"
     solved = sb.solve(puzzles_of("sample.txt"))

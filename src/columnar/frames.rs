@@ -240,6 +240,20 @@ mod tests {
         both.extend([1, 2]);
         both.extend(&g);
         assert_eq!(bound(&both, Codec::Zstd), Some(10 + 300 + 1024));
+        // A 2-byte content size counts from 256; a 4-byte dictionary id comes before it. Then
+        // an 8-byte content size with a 1-byte id.
+        let mut h = ZSTD_MAGIC.to_le_bytes().to_vec();
+        h.extend([0x40 | 0x03, 0x00, 1, 2, 3, 4]);
+        h.extend(44u16.to_le_bytes());
+        h.extend(zstd_block(true, 1, 300));
+        h.push(b'x');
+        assert_eq!(bound(&h, Codec::Zstd), Some(300));
+        let mut i = ZSTD_MAGIC.to_le_bytes().to_vec();
+        i.extend([0xC0 | 0x01, 0x00, 9]);
+        i.extend(5u64.to_le_bytes());
+        i.extend(zstd_block(true, 0, 5));
+        i.extend([0u8; 5]);
+        assert_eq!(bound(&i, Codec::Zstd), Some(5));
         // Cut short, a reserved block type, another codec's magic: not followed.
         assert_eq!(bound(&f[..f.len() - 1], Codec::Zstd), None);
         let mut reserved = f.clone();
@@ -269,6 +283,17 @@ mod tests {
         g.extend([0u8; 5]);
         g.extend(0u32.to_le_bytes());
         assert_eq!(bound(&g, Codec::Lz4Frame), Some(5));
+        // A dictionary id, block and content checksums, and a content size of 5.
+        let mut h = LZ4_MAGIC.to_le_bytes().to_vec();
+        h.extend([0x40 | 0x10 | 0x08 | 0x04 | 0x01, 0x70]);
+        h.extend(5u64.to_le_bytes());
+        h.extend([1, 2, 3, 4, 0]);
+        h.extend(4u32.to_le_bytes());
+        h.extend([0u8; 4 + 4]);
+        h.extend(0u32.to_le_bytes());
+        h.extend([0u8; 4]);
+        assert_eq!(bound(&h, Codec::Lz4Frame), Some(5));
+        assert_eq!(bound(&h[..h.len() - 1], Codec::Lz4Frame), None);
         // No end mark, or version 0: not followed.
         assert_eq!(bound(&f[..f.len() - 4], Codec::Lz4Frame), None);
         let mut old = g.clone();

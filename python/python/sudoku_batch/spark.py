@@ -402,7 +402,7 @@ def _refuse_check_without_solutions(path: str, head: bytes, header: Optional[tup
     (past a header row), and its first answer is the first record's."""
     text = head[header[1] :] if header else head
     if len(head) >= _HEAD_BYTES:
-        text = text[: text.rfind(b"\n") + 1]
+        text = text[: max(text.rfind(b"\n"), text.rfind(b"\r")) + 1]
     first = _native.answer_lines(text, _native.Options("check")).split(b"\n", 1)[0]
     if first == b"invalid: no solution after the puzzle":
         raise SystemExit(
