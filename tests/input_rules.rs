@@ -976,6 +976,50 @@ fn check_past_a_header_row_is_refused_up_front_when_the_first_record_has_no_solu
 }
 
 #[test]
+fn check_reads_a_first_record_that_the_first_look_cuts_after_its_puzzle() {
+    // A header row, then comments up to 81 bytes before the end of the first look at the
+    // input (which starts at the header): the look ends between the first record's puzzle and
+    // its solution, which is there.
+    let p = puzzles(1);
+    let out = bin()
+        .args(["solve", "-q", "-"])
+        .write_stdin(format!("{}\n", p[0]))
+        .output()
+        .unwrap();
+    let solution = text(&out.stdout).trim().to_string();
+    let header = "puzzle solution\n";
+    let comment = format!(
+        "#{}\n",
+        "c".repeat(sudoku_batch::PEEK - header.len() - 81 - 2)
+    );
+    let input = format!("{header}{comment}{},{solution}\n", p[0]);
+    assert_eq!(input.find(',').unwrap(), sudoku_batch::PEEK);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cut.txt");
+    std::fs::write(&file, &input).unwrap();
+    // The format named: a first look that holds no whole puzzle line decides none.
+    let from_file = bin()
+        .args(["check", "-q", "--format", "line"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        from_file.status.code(),
+        Some(0),
+        "{}",
+        text(&from_file.stderr)
+    );
+    assert_eq!(text(&from_file.stdout), "ok\n");
+    let (out, stderr, code) = same_with_pauses(
+        &["check", "-q", "--format", "line", "-"],
+        input.as_bytes(),
+        &[50],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(text(&out), "ok\n");
+}
+
+#[test]
 fn a_byte_order_mark_alone_between_grids_is_a_blank_line() {
     let p = puzzles(2);
     let grid = |q: &str| -> String {
