@@ -17,6 +17,11 @@ proptest! {
             prop_oneof![20 => proptest::sample::select(vec!['1', '.', '0']), 1 => any::<char>()],
             81,
         ).prop_map(|chars| chars.into_iter().collect::<String>().into_bytes()),
+        // About 81 characters, some outside ASCII: lengths are counted in characters.
+        proptest::collection::vec(
+            prop_oneof![20 => proptest::sample::select(vec!['1', '.', '0']), 1 => any::<char>()],
+            76..86,
+        ).prop_map(|chars| chars.into_iter().collect::<String>().into_bytes()),
     ]) {
         match Grid::parse(&bytes) {
             Ok(g) => {
@@ -26,11 +31,16 @@ proptest! {
                     prop_assert_eq!(if *b == b'.' { b'0' } else { *b }, c);
                 }
             }
-            Err(ParseError::Length { found }) => prop_assert!(found == bytes.len() && found != 81),
+            Err(ParseError::Length { found }) => {
+                // In characters where the text is UTF-8, else in bytes; never 81.
+                let expected = std::str::from_utf8(&bytes).map_or(bytes.len(), |t| t.chars().count());
+                prop_assert!(found == expected && found != 81, "{found} for {bytes:?}");
+            }
             Err(ParseError::BadByte { position, byte }) => {
-                // 81 bytes, or 81 characters some of which (after this one) take more.
+                // 81 bytes, ASCII or not UTF-8; or 81 characters some of which (after this
+                // one) take more.
                 let chars = std::str::from_utf8(&bytes).map(|t| t.chars().count());
-                prop_assert!(bytes.len() == 81 || chars == Ok(81));
+                prop_assert!(bytes.len() == 81 && (bytes.is_ascii() || chars.is_err()) || chars == Ok(81));
                 prop_assert_eq!(bytes[position - 1], byte);
                 prop_assert!(!matches!(byte, b'0'..=b'9' | b'.'));
                 prop_assert!(bytes[..position - 1].iter().all(|b| matches!(b, b'0'..=b'9' | b'.')));

@@ -7,7 +7,12 @@ use sudoku_batch::{Grid, ParseError};
 fuzz_target!(|data: &[u8]| {
     match Grid::parse(data) {
         Ok(g) => assert_eq!(Grid::parse(g.to_line().as_bytes()), Ok(g)),
-        Err(ParseError::Length { found }) => assert_eq!(found, data.len()),
+        Err(ParseError::Length { found }) => {
+            // Characters where the text is UTF-8, else bytes.
+            let length = std::str::from_utf8(data).map_or(data.len(), |t| t.chars().count());
+            assert_eq!(found, length);
+            assert_ne!(found, 81);
+        }
         Err(ParseError::BadByte { position, byte }) => assert_eq!(data[position - 1], byte),
         Err(ParseError::BadChar { position, ch }) => {
             let text = std::str::from_utf8(data).expect("named characters are of UTF-8 text");
