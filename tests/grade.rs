@@ -336,12 +336,15 @@ fn the_grade_command_answers_line_and_csv_input_with_bad_records_in_place() {
 fn explain_prints_each_step_and_the_grade() {
     let p = &shipped("generated_minimal_2000.txt", 1)[0];
     let (g, steps) = sudoku_batch::grade::explain(&Grid::parse(p.as_bytes()).unwrap()).unwrap();
-    let out = bin()
-        .args(["grade", "--explain"])
-        .write_stdin(format!("{p}\n"))
-        .assert()
-        .success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let explained = |puzzle: &str| {
+        let out = bin()
+            .args(["grade", "--explain"])
+            .write_stdin(format!("{puzzle}\n"))
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let text = explained(p);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), steps.len() + 3, "{text}");
     assert_eq!(lines[1], format!("   1. {}", steps[0]));
@@ -357,13 +360,7 @@ fn explain_prints_each_step_and_the_grade() {
     let solution = sudoku_batch::solve(&Grid::parse(p.as_bytes()).unwrap())
         .solution
         .unwrap();
-    let one_blank = format!(".{}", &solution.to_line()[1..]);
-    let out = bin()
-        .args(["grade", "--explain"])
-        .write_stdin(format!("{one_blank}\n"))
-        .assert()
-        .success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let text = explained(&format!(".{}", &solution.to_line()[1..]));
     assert!(
         text.ends_with("\ngrade: 1.0 easy Full House (1 step)\n\n"),
         "{text}"

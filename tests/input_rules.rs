@@ -981,12 +981,8 @@ fn check_reads_a_first_record_that_the_first_look_cuts_after_its_puzzle() {
     // input (which starts at the header): the look ends between the first record's puzzle and
     // its solution, which is there.
     let p = puzzles(1);
-    let out = bin()
-        .args(["solve", "-q", "-"])
-        .write_stdin(format!("{}\n", p[0]))
-        .output()
-        .unwrap();
-    let solution = text(&out.stdout).trim().to_string();
+    let puzzle = sudoku_batch::Grid::parse(p[0].as_bytes()).unwrap();
+    let solution = sudoku_batch::solve(&puzzle).solution.unwrap().to_line();
     let header = "puzzle solution\n";
     let comment = format!(
         "#{}\n",

@@ -432,11 +432,9 @@ fn check_compressed_lengths<R: Read + io::Seek>(
         }
         // A possible length may still be false: the frames' headers bound it more closely
         // (a read per frame block, so only where a false length could hurt).
-        let frames_start = start + at as u64 + 8;
-        let frames_end = start + at as u64 + length as u64;
         if stated > FRAMES_CHECKED_ABOVE as i64 {
-            let bound =
-                frames::frames_bound(data, frames_start, frames_end, codec).map_err(failed)?;
+            let (from, to) = (start + at as u64, start + (at + length) as u64);
+            let bound = frames::frames_bound(data, from + 8, to, codec).map_err(failed)?;
             if let Some(bound) = bound.filter(|&bound| stated as u64 > bound) {
                 return Err(format!(
                     "the file is corrupt (a compressed buffer of {length} bytes states {stated} \
