@@ -898,6 +898,26 @@ fn a_compressed_buffer_stating_more_than_its_frames_hold_is_refused() {
             )),
             "{codec:?}: {stderr}"
         );
+        // The same length before bytes that are no frame at all (a changed magic number, as
+        // where a corrupt offset points into the data): Zstandard's decoder reads nothing else,
+        // so the buffer is refused; LZ4's ratio bounds the length to what can be allocated.
+        bytes[at] ^= 0xa5;
+        std::fs::write(&broken, &bytes).unwrap();
+        let (code, stderr, left) = solve_to_file(&broken, &output);
+        assert_eq!(code, Some(2), "{codec:?}, no frame: {stderr}");
+        assert!(!left, "{codec:?}, no frame");
+        assert!(
+            stderr.starts_with("sudoku-batch: error: ") && stderr.lines().count() == 1,
+            "{codec:?}, no frame: {stderr}"
+        );
+        if codec == arrow_ipc::CompressionType::ZSTD {
+            assert!(
+                stderr.contains(&format!(
+                    "states {stated} bytes uncompressed and is not Zstandard frames)"
+                )),
+                "{codec:?}, no frame: {stderr}"
+            );
+        }
     }
 }
 

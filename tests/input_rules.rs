@@ -506,6 +506,35 @@ fn text_that_holds_no_puzzle_is_refused_not_answered_line_by_line() {
         "{}",
         text(&out.stderr)
     );
+    // A header row and 64 KiB of comments before the first record, which the first look cuts:
+    // that record's start is judged, as a first line's with no end is.
+    let puzzles = puzzles(3);
+    let comments = format!("# {}\n", "x".repeat(97)).repeat(655);
+    for header in ["", "puzzle solution\n"] {
+        let mut input = format!("{header}{comments}");
+        for p in &puzzles {
+            input += &format!("{p}\n");
+        }
+        let out = bin()
+            .args(["solve", "-"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).lines().count(), 3);
+    }
+    // What the header row and comments lead to is no puzzle: refused, with what it is.
+    let out = bin()
+        .args(["solve", "-"])
+        .write_stdin(format!("puzzle solution\n{comments}{}\n", "x".repeat(200)))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no record line") && stderr.contains("it starts \"xxx"),
+        "{stderr}"
+    );
 }
 
 #[cfg(unix)]
@@ -993,26 +1022,26 @@ fn check_reads_a_first_record_that_the_first_look_cuts_after_its_puzzle() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("cut.txt");
     std::fs::write(&file, &input).unwrap();
-    // The format named: a first look that holds no whole puzzle line decides none.
-    let from_file = bin()
-        .args(["check", "-q", "--format", "line"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert_eq!(
-        from_file.status.code(),
-        Some(0),
-        "{}",
-        text(&from_file.stderr)
-    );
-    assert_eq!(text(&from_file.stdout), "ok\n");
-    let (out, stderr, code) = same_with_pauses(
-        &["check", "-q", "--format", "line", "-"],
-        input.as_bytes(),
-        &[50],
-    );
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(text(&out), "ok\n");
+    // The format named, or found from the cut line's start (the look holds no other record).
+    for format in [&["--format", "line"][..], &[]] {
+        let from_file = bin()
+            .args(["check", "-q"])
+            .args(format)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(
+            from_file.status.code(),
+            Some(0),
+            "{format:?}: {}",
+            text(&from_file.stderr)
+        );
+        assert_eq!(text(&from_file.stdout), "ok\n");
+        let args = [&["check", "-q"], format, &["-"]].concat();
+        let (out, stderr, code) = same_with_pauses(&args, input.as_bytes(), &[50]);
+        assert_eq!(code, 0, "{format:?}: {stderr}");
+        assert_eq!(text(&out), "ok\n");
+    }
 }
 
 #[test]

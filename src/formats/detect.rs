@@ -563,14 +563,18 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
     let records: Vec<&[u8]> = lines(&sample[records_from..])
         .filter(|l| !is_skipped(l))
         .collect();
+    // In a full sample with no record line, the line it cuts (all of it, with no line end): a
+    // line record whose trailing fields, or even cells, run past the sample, or not a puzzle
+    // file.
+    let cut = &body[complete..];
+    let cells = trim_start(cut);
+    let cut_puzzle = super::line::parse_line(cut).is_some_and(|p| p.is_ok())
+        || (!cells.is_empty() && cells.len() < crate::grid::CELLS)
+            && cells.iter().all(|b| matches!(b, b'0'..=b'9' | b'.'));
     let first: &[u8] = match records.first() {
         Some(first) => first,
-        // Not one line end in a full sample: a line record whose trailing fields run past the
-        // sample (they are ignored), or not a puzzle file.
-        None if full && super::line::parse_line(body).is_some_and(|p| p.is_ok()) => {
-            return chosen(FormatChoice::Line)
-        }
-        None if full => body,
+        None if full && cut_puzzle => return chosen(FormatChoice::Line),
+        None if full => cut,
         None => return chosen(FormatChoice::Line),
     };
     let mut line_records = 0usize;
@@ -598,9 +602,14 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         return Detected {
             choice: FormatChoice::Line,
             note: Some(match total {
-                0 => format!(
+                0 if complete == 0 => format!(
                     "the first 64 KiB hold no line end (they start {first:?}); name a format \
                      with --format to read it anyway"
+                ),
+                0 => format!(
+                    "the first 64 KiB hold no record line, only a header row, comments or \
+                     blank lines before a line they cut, which does not start with a puzzle \
+                     (it starts {first:?}); name a format with --format to read it anyway"
                 ),
                 _ => format!(
                     "none of the first {total} record lines (64 KiB) is a puzzle in any format \
