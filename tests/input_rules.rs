@@ -506,27 +506,57 @@ fn text_that_holds_no_puzzle_is_refused_not_answered_line_by_line() {
         "{}",
         text(&out.stderr)
     );
-    // A header row and 64 KiB of comments before the first record, which the first look cuts:
-    // that record's start is judged, as a first line's with no end is.
-    let puzzles = puzzles(3);
-    let comments = format!("# {}\n", "x".repeat(97)).repeat(655);
-    for header in ["", "puzzle solution\n"] {
-        let mut input = format!("{header}{comments}");
-        for p in &puzzles {
-            input += &format!("{p}\n");
+}
+
+#[test]
+fn a_header_row_and_64_kib_of_comments_before_the_records_are_read_wherever_the_first_look_ends() {
+    // Comments after a header row are not skipped before the first look at the input, as those
+    // before it are: the look (64 KiB from the header) may end in a comment, at a line end,
+    // between a CR and its LF, inside the first record's cells or after them. Each is read.
+    let p = puzzles(3);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("commented.txt");
+    let header = "puzzle solution\n";
+    for end in ["\n", "\r\n"] {
+        for shift in 0..200 {
+            // Comment lines of 100 bytes, the first shortened so that the first record starts
+            // `shift` bytes before the end of the look.
+            let room = sudoku_batch::PEEK - header.len() + 100 - shift;
+            let first = format!("#{}{end}", "c".repeat(room % 100 + 100 - 1 - end.len()));
+            let rest = format!("# {}{end}", "c".repeat(100 - 2 - end.len())).repeat(room / 100 - 1);
+            let mut input = format!("{header}{first}{rest}");
+            assert_eq!(input.len() + shift, sudoku_batch::PEEK + 100);
+            // A good record, a damaged one, good ones.
+            input += &format!(
+                "{}{end}x{}{end}{}{end}{}{end}",
+                p[0],
+                &p[0][1..],
+                p[1],
+                p[2]
+            );
+            std::fs::write(&file, &input).unwrap();
+            let from_file = bin().args(["solve", "-q"]).arg(&file).output().unwrap();
+            let case = format!("{end:?} shift {shift}: {}", text(&from_file.stderr));
+            assert_eq!(from_file.status.code(), Some(1), "{case}");
+            let answers = text(&from_file.stdout);
+            assert_eq!(answers.lines().count(), 4, "{case}");
+            assert!(
+                answers.lines().nth(1).unwrap().starts_with("invalid: "),
+                "{case}"
+            );
+            let from_pipe = bin()
+                .args(["solve", "-q", "-"])
+                .write_stdin(input)
+                .output()
+                .unwrap();
+            assert_eq!(from_pipe.stdout, from_file.stdout, "{case}");
         }
-        let out = bin()
-            .args(["solve", "-"])
-            .write_stdin(input)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-        assert_eq!(text(&out.stdout).lines().count(), 3);
     }
     // What the header row and comments lead to is no puzzle: refused, with what it is.
+    let comments = format!("# {}\n", "x".repeat(97)).repeat(655);
     let out = bin()
         .args(["solve", "-"])
-        .write_stdin(format!("puzzle solution\n{comments}{}\n", "x".repeat(200)))
+        .write_stdin(format!("{header}{comments}{}\n", "x".repeat(200)))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

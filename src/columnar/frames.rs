@@ -6,7 +6,9 @@
 //! otherwise ask for tens of gigabytes. Writers state the content size in each frame (Arrow
 //! C++ and arrow-rs do for Zstandard), so the bound is then exact; where a frame does not, its
 //! blocks bound it (a stored block is its own length, a compressed one at most the codec's
-//! block size), which is close for real data.
+//! block size), which is close for real data. A Zstandard block that regenerates more than that
+//! breaks the format (RFC 8878: at most the smaller of the window and 128 KiB), and is refused,
+//! although libzstd's one-shot decoder does not check it.
 
 use std::io::{self, Read, Seek, SeekFrom};
 
@@ -19,29 +21,52 @@ pub(super) enum Codec {
 
 const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 const LZ4_MAGIC: u32 = 0x184D_2204;
+/// Zstandard's formats before 1.0 (v0.1, then v0.2 to v0.7).
+const ZSTD_LEGACY_MAGICS: [u32; 7] = [
+    0x1EB5_2FFD,
+    0xFD2F_B522,
+    0xFD2F_B523,
+    0xFD2F_B524,
+    0xFD2F_B525,
+    0xFD2F_B526,
+    0xFD2F_B527,
+];
 /// Skippable frames (either codec) have a magic number from this, its low 4 bits free.
 const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
 /// A Zstandard block regenerates at most this many bytes (and at most the frame's window).
 const ZSTD_BLOCK_MAX: u64 = 128 << 10;
 
-/// The most bytes the frames in `start..end` of `data` decompress to: the sum over the frames of
-/// each one's stated content size or its blocks' bound, whichever is smaller. `None` where the
-/// bytes are not frames of `codec` that this walk can follow: what is wrong with them is the
-/// decoder's to report.
+/// What the walk makes of a compressed buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Walked {
+    /// The most bytes its frames decompress to: the sum over the frames of each one's stated
+    /// content size or its blocks' bound, whichever is smaller.
+    Bound(u64),
+    /// Bytes this walk does not follow that a decoder may still read: any LZ4 it cannot follow
+    /// (lz4_flex reads legacy frames and frames cut short at a block), and Zstandard's legacy
+    /// frames (read where libzstd is built with them, as a system library may be).
+    Unfollowed,
+    /// Not Zstandard frames: libzstd, without its legacy formats, reads nothing else (another
+    /// magic number, a reserved bit or block type, bytes cut short or left over).
+    NotZstd,
+}
+
+/// What the walk makes of the bytes `start..end` of `data` as frames of `codec`.
 pub(super) fn frames_bound<R: Read + Seek>(
     data: &mut R,
     start: u64,
     end: u64,
     codec: Codec,
-) -> io::Result<Option<u64>> {
+) -> io::Result<Walked> {
     let mut frames = Frames {
         data,
         at: start,
         end,
     };
     match frames.walk(codec) {
-        Ok(bound) => Ok(Some(bound)),
-        Err(Stop::Unknown) => Ok(None),
+        Ok(bound) => Ok(Walked::Bound(bound)),
+        Err(Stop::Unknown) if codec == Codec::Zstd => Ok(Walked::NotZstd),
+        Err(Stop::Unknown | Stop::Legacy) => Ok(Walked::Unfollowed),
         Err(Stop::Io(e)) => Err(e),
     }
 }
@@ -49,6 +74,8 @@ pub(super) fn frames_bound<R: Read + Seek>(
 enum Stop {
     /// Not frames this walk follows (another format, cut short, a reserved field set).
     Unknown,
+    /// A legacy Zstandard frame.
+    Legacy,
     Io(io::Error),
 }
 
@@ -100,6 +127,8 @@ impl<R: Read + Seek> Frames<'_, R> {
                 self.zstd_frame()?
             } else if codec == Codec::Lz4Frame && magic == LZ4_MAGIC {
                 self.lz4_frame()?
+            } else if codec == Codec::Zstd && ZSTD_LEGACY_MAGICS.contains(&magic) {
+                return Err(Stop::Legacy);
             } else {
                 return Err(Stop::Unknown);
             };
@@ -206,6 +235,13 @@ mod tests {
     use std::io::Cursor;
 
     fn bound(bytes: &[u8], codec: Codec) -> Option<u64> {
+        match walked(bytes, codec) {
+            Walked::Bound(bound) => Some(bound),
+            _ => None,
+        }
+    }
+
+    fn walked(bytes: &[u8], codec: Codec) -> Walked {
         frames_bound(&mut Cursor::new(bytes), 0, bytes.len() as u64, codec).unwrap()
     }
 
@@ -260,6 +296,16 @@ mod tests {
         reserved[6..9].copy_from_slice(&zstd_block(true, 3, 10));
         assert_eq!(bound(&reserved, Codec::Zstd), None);
         assert_eq!(bound(&f, Codec::Lz4Frame), None);
+        // Which of them is no Zstandard at all, and which a decoder may still read.
+        assert_eq!(walked(&reserved, Codec::Zstd), Walked::NotZstd);
+        assert_eq!(walked(&f[..f.len() - 1], Codec::Zstd), Walked::NotZstd);
+        assert_eq!(walked(&f, Codec::Lz4Frame), Walked::Unfollowed);
+        let mut legacy = f.clone();
+        legacy[..4].copy_from_slice(&0xFD2F_B527u32.to_le_bytes());
+        assert_eq!(walked(&legacy, Codec::Zstd), Walked::Unfollowed);
+        let mut after = f.clone();
+        after.extend(0x1EB5_2FFDu32.to_le_bytes());
+        assert_eq!(walked(&after, Codec::Zstd), Walked::Unfollowed);
     }
 
     #[test]

@@ -435,17 +435,16 @@ fn check_compressed_lengths<R: Read + io::Seek>(
         if stated > FRAMES_CHECKED_ABOVE as i64 {
             let (from, to) = (start + at as u64, start + (at + length) as u64);
             match frames::frames_bound(data, from + 8, to, codec).map_err(failed)? {
-                Some(bound) if stated as u64 > bound => {
+                frames::Walked::Bound(bound) if stated as u64 > bound => {
                     return Err(format!(
                         "the file is corrupt (a compressed buffer of {length} bytes states \
                          {stated} bytes uncompressed; its frames hold at most {bound})"
                     ));
                 }
-                // Zstandard's decoder (built without its legacy formats) reads only the frames
-                // the walk follows: bytes the walk cannot follow are no buffer it would read
-                // either. LZ4's reads more (its legacy frames, a frame cut short), so there the
-                // codec's ratio above is the bound.
-                None if codec == frames::Codec::Zstd => {
+                // Bytes that are no Zstandard frames are no buffer the decoder reads either;
+                // where a decoder may read what the walk does not follow, the codec's ratio
+                // above is the bound.
+                frames::Walked::NotZstd => {
                     return Err(format!(
                         "the file is corrupt (a compressed buffer of {length} bytes states \
                          {stated} bytes uncompressed and is not Zstandard frames)"

@@ -555,25 +555,26 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
             ..chosen(FormatChoice::Csv)
         };
     }
-    // A line-format header row is no record (nor evidence for a format), unless all that
-    // follows it in a full sample is a line without its end.
-    let records_from = super::line::header_end(sample, true)
-        .filter(|&end| !full || end < sample.len())
-        .unwrap_or(0);
-    let records: Vec<&[u8]> = lines(&sample[records_from..])
+    // A line-format header row is no record (nor evidence for a format).
+    let header = super::line::header_end(sample, true);
+    let records: Vec<&[u8]> = lines(&sample[header.unwrap_or(0)..])
         .filter(|l| !is_skipped(l))
         .collect();
-    // In a full sample with no record line, the line it cuts (all of it, with no line end): a
-    // line record whose trailing fields, or even cells, run past the sample, or not a puzzle
-    // file.
+    // The line a full sample cuts (all of it, when it holds no line end): a line record whose
+    // trailing fields, or even cells, run past the sample, or not a puzzle file. Where the
+    // sample holds no other record line, it is judged by its start; and after a header row,
+    // a comment or blank line cut there is no evidence against the header's line format.
     let cut = &body[complete..];
     let cells = trim_start(cut);
-    let cut_puzzle = super::line::parse_line(cut).is_some_and(|p| p.is_ok())
-        || (!cells.is_empty() && cells.len() < crate::grid::CELLS)
-            && cells.iter().all(|b| matches!(b, b'0'..=b'9' | b'.'));
+    let cut_puzzle = full
+        && (super::line::parse_line(cut).is_some_and(|p| p.is_ok())
+            || (!cells.is_empty() && cells.len() < crate::grid::CELLS)
+                && cells.iter().all(|b| matches!(b, b'0'..=b'9' | b'.')));
     let first: &[u8] = match records.first() {
         Some(first) => first,
-        None if full && cut_puzzle => return chosen(FormatChoice::Line),
+        None if cut_puzzle || header.is_some() && (cells.is_empty() || is_skipped(cut)) => {
+            return chosen(FormatChoice::Line)
+        }
         None if full => cut,
         None => return chosen(FormatChoice::Line),
     };
@@ -588,6 +589,10 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         }
     }
     let total = records.len();
+    if line_records + grid_rows == 0 && cut_puzzle {
+        // Only damaged records before a line record the sample cuts.
+        return chosen(FormatChoice::Line);
+    }
     if line_records + grid_rows == 0 {
         if let Some(found) = headerless_field(&records) {
             return Detected {
@@ -799,7 +804,13 @@ mod tests {
         // A full sample with nothing but an unfinished line after it says what it holds.
         let long = format!("puzzle solution\n{}", "x".repeat(PEEK));
         let note = detect(&long.as_bytes()[..PEEK], None).note.unwrap();
-        assert!(note.contains("the first is \"puzzle solution\""), "{note}");
+        assert!(note.contains("only a header row"), "{note}");
+        assert!(note.contains("it starts \"xxx"), "{note}");
+        // Or a puzzle record whose trailing field runs past the sample: line.
+        let long = format!("puzzle solution\n{P} {}", "x".repeat(PEEK));
+        let d = detect(&long.as_bytes()[..PEEK], None);
+        assert_eq!(d.choice, FormatChoice::Line);
+        assert!(d.note.is_none() && !d.unreadable);
         // Among record lines it does not count.
         let note = detect(b"puzzle solution\nbad line\n", None).note.unwrap();
         assert!(note.contains("of the first 1 record lines"), "{note}");
