@@ -366,6 +366,38 @@ fn check_on_puzzles_without_solutions_is_refused_before_any_record() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     assert!(text(&out.stderr).contains("check needs a solution after each puzzle"));
+    // Damaged records first say nothing of the others: the first puzzle that reads decides.
+    let p = puzzles(3);
+    let solution = |q: &str| {
+        let grid = sudoku_batch::Grid::parse(q.as_bytes()).unwrap();
+        sudoku_batch::solve(&grid).solution.unwrap().to_line()
+    };
+    let damaged = format!("x{}\n{}\n# c\n", &p[0][1..], "7".repeat(80));
+    for (rest, refused) in [
+        (format!("{}\n{}\n", p[1], p[2]), true),
+        (format!("{} {}\n{}\n", p[1], solution(&p[1]), p[2]), false),
+    ] {
+        let out = bin()
+            .args(["check", "-"])
+            .write_stdin(format!("{damaged}{rest}"))
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(if refused { 2 } else { 1 }),
+            "{stderr}"
+        );
+        assert_eq!(
+            stderr.contains("check needs a solution after each puzzle"),
+            refused,
+            "{stderr}"
+        );
+        assert_eq!(
+            text(&out.stdout).lines().count(),
+            if refused { 0 } else { 4 }
+        );
+    }
 }
 
 #[test]

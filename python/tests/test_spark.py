@@ -161,12 +161,14 @@ def test_the_spark_job_refuses_comments_before_a_csv_header(tmp_path):
 def test_the_spark_job_refuses_check_on_lines_without_solutions_as_the_cli_does(cli, tmp_path):
     # A file of bare puzzles would give one `invalid` per line; the CLI refuses it up front.
     # With comments and a blank line; with a byte-order mark, a header row and CRLF; with lone
-    # CRs and more than the 64 KiB the job looks at.
+    # CRs and more than the 64 KiB the job looks at; after a damaged record.
     bare = puzzles_of("sample.txt")
     for name, text in [
         ("commented.txt", "# bare puzzles\n\n" + "\n".join(bare) + "\n"),
         ("header.txt", "\ufeffpuzzle rating\r\n" + "".join(f"{p}\r\n" for p in bare)),
         ("cr.txt", "".join(f"{p}\r" for p in bare * 50)),
+        # A damaged record first says nothing of the others.
+        ("damaged.txt", "x" + bare[0][1:] + "\n" + "".join(f"{p}\n" for p in bare)),
     ]:
         src = tmp_path / name
         src.write_bytes(text.encode())

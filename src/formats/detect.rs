@@ -134,7 +134,7 @@ pub enum FormatError {
     #[error("grade --explain writes each puzzle's steps as text, from puzzle lines or grids, not from {0} input")]
     Explain(&'static str),
     /// `check` on line records that carry no solution.
-    #[error("check needs a solution after each puzzle (`puzzle,solution` lines, or CSV with a solution column); the first record has nothing after its puzzle")]
+    #[error("check needs a solution after each puzzle (`puzzle,solution` lines, or CSV with a solution column); the first puzzle has nothing after it")]
     NoSolutions,
     /// A flag about columns, on an input that has none.
     #[error("{flag} is about a column, but a {format} input has no columns (it applies to CSV, Parquet and Arrow inputs)")]

@@ -199,8 +199,8 @@ pub fn header_line(prefix: &[u8], complete: bool) -> Option<(u64, usize)> {
 
 /// Opens an input in this format, past a header row if it starts with one ([`header_end`]):
 /// the header is not a record (`dedupe`, whose output is the input's own lines, copies it).
-/// `check` is refused up front when the first record is a puzzle with nothing after it: a
-/// file of bare puzzles would give one `invalid` per record.
+/// `check` is refused up front when the first record whose puzzle reads has nothing after it:
+/// a file of bare puzzles would give one `invalid` per record.
 pub(crate) fn open(request: &OpenRequest<'_>) -> Result<Opened, FormatError> {
     let body = request.body();
     let mut opened = request.plain(Arc::new(LineFormat));
@@ -218,12 +218,18 @@ pub(crate) fn open(request: &OpenRequest<'_>) -> Result<Opened, FormatError> {
         None => body,
     };
     if request.task.needs_solution() {
-        let records = &records[super::detect::header_start(records)..];
-        let first = lines(records).next().unwrap_or_default();
-        // A line the prefix cuts short may have its solution past the cut.
-        let whole = first.len() < records.len() || request.prefix.len() < super::detect::PEEK;
-        let record = record(first, true);
-        if whole && record.puzzle.is_ok() && record.solution.is_none() {
+        // The first record whose puzzle reads decides (damaged records before it say nothing
+        // of the others), among the whole lines: one the prefix cuts short may have its
+        // solution past the cut.
+        let whole = match request.prefix.len() < super::detect::PEEK {
+            true => records,
+            false => &records[..text::last_line_end(records).unwrap_or(0)],
+        };
+        let first = lines(whole)
+            .filter(|line| !is_skipped(line))
+            .map(|line| record(line, true))
+            .find(|record| record.puzzle.is_ok());
+        if first.is_some_and(|record| record.solution.is_none()) {
             return Err(FormatError::NoSolutions);
         }
     }

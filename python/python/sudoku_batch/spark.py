@@ -397,18 +397,20 @@ def _decompressed_head(path: str, head: bytes, size: int) -> bytes:
 
 
 def _refuse_check_without_solutions(path: str, head: bytes, header: Optional[tuple]) -> None:
-    """As the CLI: ``check`` on line records whose first has nothing after its puzzle is
-    refused, not answered ``invalid`` line by line. The engine answers the head's whole lines
-    (past a header row), and its first answer is the first record's."""
+    """As the CLI: ``check`` on line records whose first readable puzzle has nothing after it
+    is refused, not answered ``invalid`` line by line. The engine answers the head's whole
+    lines (past a header row), one answer per record; the first whose puzzle reads decides."""
     text = head[header[1] :] if header else head
     if len(head) >= _HEAD_BYTES:
         text = text[: max(text.rfind(b"\n"), text.rfind(b"\r")) + 1]
-    first = _native.answer_lines(text, _native.Options("check")).split(b"\n", 1)[0]
+    answers = _native.answer_lines(text, _native.Options("check")).split(b"\n")
+    unread = (b"invalid: expected 81 cells", b"invalid: character ")  # the puzzle does not read
+    first = next((a for a in answers if not a.startswith(unread)), b"")
     if first == b"invalid: no solution after the puzzle":
         raise SystemExit(
             f"sudoku_batch.spark: {path}: check needs a solution after each puzzle "
-            "(`puzzle,solution` lines, or CSV with a solution column); the first record has "
-            "nothing after its puzzle"
+            "(`puzzle,solution` lines, or CSV with a solution column); the first puzzle has "
+            "nothing after it"
         )
 
 
