@@ -373,30 +373,40 @@ fn check_on_puzzles_without_solutions_is_refused_before_any_record() {
         sudoku_batch::solve(&grid).solution.unwrap().to_line()
     };
     let damaged = format!("x{}\n{}\n# c\n", &p[0][1..], "7".repeat(80));
-    for (rest, refused) in [
-        (format!("{}\n{}\n", p[1], p[2]), true),
-        (format!("{} {}\n{}\n", p[1], solution(&p[1]), p[2]), false),
+    // Damaged CRLF lines up to a first puzzle whose CR is the last byte of the first look.
+    let mut to_the_edge = format!("x{}\r\n", &p[0][1..]).repeat(788);
+    to_the_edge += &format!("{}\r\n", "y".repeat(48));
+    assert_eq!(to_the_edge.len() + 81, sudoku_batch::PEEK - 1);
+    for (first, rest, refused) in [
+        (&damaged, format!("{}\n{}\n", p[1], p[2]), true),
+        (
+            &damaged,
+            format!("{} {}\n{}\n", p[1], solution(&p[1]), p[2]),
+            false,
+        ),
+        (&to_the_edge, format!("{}\r\n{}\r\n", p[1], p[2]), true),
     ] {
-        let out = bin()
-            .args(["check", "-"])
-            .write_stdin(format!("{damaged}{rest}"))
-            .output()
-            .unwrap();
-        let stderr = text(&out.stderr);
-        assert_eq!(
-            out.status.code(),
-            Some(if refused { 2 } else { 1 }),
-            "{stderr}"
-        );
-        assert_eq!(
-            stderr.contains("check needs a solution after each puzzle"),
-            refused,
-            "{stderr}"
-        );
-        assert_eq!(
-            text(&out.stdout).lines().count(),
-            if refused { 0 } else { 4 }
-        );
+        let input = format!("{first}{rest}");
+        let lines = input.lines().count();
+        for format in ["auto", "line"] {
+            let (out, stderr, code) = same_with_pauses(
+                &["check", "--format", format, "-"],
+                input.as_bytes(),
+                &[3, 90],
+            );
+            let case = format!("{format}, {lines} lines: {stderr}");
+            assert_eq!(code, if refused { 2 } else { 1 }, "{case}");
+            assert_eq!(
+                stderr.contains("check needs a solution after each puzzle"),
+                refused,
+                "{case}"
+            );
+            assert_eq!(
+                text(&out).lines().count(),
+                if refused { 0 } else { 4 },
+                "{case}"
+            );
+        }
     }
 }
 

@@ -903,7 +903,13 @@ fn open_records(
     let leading = reader.skip_leading().map_err(read_error)?;
     let prefix = reader
         .peek_window(formats::PEEK, |window| {
-            formats::decided(window, config.format, config.column.as_deref())
+            let settled = formats::decided(window, config.format, config.column.as_deref())?;
+            // `check` on a line input judges its first record whose puzzle reads: a damaged
+            // one first settles nothing (see `formats::line::open`).
+            let damaged = config.format == FormatChoice::Line
+                && config.task.needs_solution()
+                && !formats::line::first_puzzle_reads(&window[..settled]);
+            (!damaged).then_some(settled)
         })
         .map_err(read_error)?;
     let mut opened = formats::open(

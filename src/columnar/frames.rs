@@ -7,8 +7,9 @@
 //! C++ and arrow-rs do for Zstandard), so the bound is then exact; where a frame does not, its
 //! blocks bound it (a stored block is its own length, a compressed one at most the codec's
 //! block size), which is close for real data. A Zstandard block that regenerates more than that
-//! breaks the format (RFC 8878: at most the smaller of the window and 128 KiB), and is refused,
-//! although libzstd's one-shot decoder does not check it.
+//! breaks the format (RFC 8878: at most the smaller of the window and 128 KiB): a buffer that
+//! would need one to reach its stated length is refused, although libzstd's one-shot decoder
+//! does not check the limit.
 
 use std::io::{self, Read, Seek, SeekFrom};
 
@@ -21,16 +22,6 @@ pub(super) enum Codec {
 
 const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 const LZ4_MAGIC: u32 = 0x184D_2204;
-/// Zstandard's formats before 1.0 (v0.1, then v0.2 to v0.7).
-const ZSTD_LEGACY_MAGICS: [u32; 7] = [
-    0x1EB5_2FFD,
-    0xFD2F_B522,
-    0xFD2F_B523,
-    0xFD2F_B524,
-    0xFD2F_B525,
-    0xFD2F_B526,
-    0xFD2F_B527,
-];
 /// Skippable frames (either codec) have a magic number from this, its low 4 bits free.
 const SKIPPABLE_MAGIC: u32 = 0x184D_2A50;
 /// A Zstandard block regenerates at most this many bytes (and at most the frame's window).
@@ -42,12 +33,13 @@ pub(super) enum Walked {
     /// The most bytes its frames decompress to: the sum over the frames of each one's stated
     /// content size or its blocks' bound, whichever is smaller.
     Bound(u64),
-    /// Bytes this walk does not follow that a decoder may still read: any LZ4 it cannot follow
-    /// (lz4_flex reads legacy frames and frames cut short at a block), and Zstandard's legacy
-    /// frames (read where libzstd is built with them, as a system library may be).
+    /// LZ4 this walk does not follow, which the decoder may still read (lz4_flex reads legacy
+    /// frames, and frames cut short at a block).
     Unfollowed,
-    /// Not Zstandard frames: libzstd, without its legacy formats, reads nothing else (another
-    /// magic number, a reserved bit or block type, bytes cut short or left over).
+    /// Not Zstandard frames: libzstd as built here (zstd-sys without its `legacy` feature)
+    /// reads nothing else (another magic number, a reserved bit or block type, bytes cut short
+    /// or left over). A binary linked to a system libzstd built with the formats before 1.0
+    /// would read those too; no Arrow writer writes them.
     NotZstd,
 }
 
@@ -66,7 +58,7 @@ pub(super) fn frames_bound<R: Read + Seek>(
     match frames.walk(codec) {
         Ok(bound) => Ok(Walked::Bound(bound)),
         Err(Stop::Unknown) if codec == Codec::Zstd => Ok(Walked::NotZstd),
-        Err(Stop::Unknown | Stop::Legacy) => Ok(Walked::Unfollowed),
+        Err(Stop::Unknown) => Ok(Walked::Unfollowed),
         Err(Stop::Io(e)) => Err(e),
     }
 }
@@ -74,8 +66,6 @@ pub(super) fn frames_bound<R: Read + Seek>(
 enum Stop {
     /// Not frames this walk follows (another format, cut short, a reserved field set).
     Unknown,
-    /// A legacy Zstandard frame.
-    Legacy,
     Io(io::Error),
 }
 
@@ -127,8 +117,6 @@ impl<R: Read + Seek> Frames<'_, R> {
                 self.zstd_frame()?
             } else if codec == Codec::Lz4Frame && magic == LZ4_MAGIC {
                 self.lz4_frame()?
-            } else if codec == Codec::Zstd && ZSTD_LEGACY_MAGICS.contains(&magic) {
-                return Err(Stop::Legacy);
             } else {
                 return Err(Stop::Unknown);
             };
@@ -300,12 +288,10 @@ mod tests {
         assert_eq!(walked(&reserved, Codec::Zstd), Walked::NotZstd);
         assert_eq!(walked(&f[..f.len() - 1], Codec::Zstd), Walked::NotZstd);
         assert_eq!(walked(&f, Codec::Lz4Frame), Walked::Unfollowed);
+        // A legacy frame (v0.7) is no frame to this build's decoder either.
         let mut legacy = f.clone();
         legacy[..4].copy_from_slice(&0xFD2F_B527u32.to_le_bytes());
-        assert_eq!(walked(&legacy, Codec::Zstd), Walked::Unfollowed);
-        let mut after = f.clone();
-        after.extend(0x1EB5_2FFDu32.to_le_bytes());
-        assert_eq!(walked(&after, Codec::Zstd), Walked::Unfollowed);
+        assert_eq!(walked(&legacy, Codec::Zstd), Walked::NotZstd);
     }
 
     #[test]

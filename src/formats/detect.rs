@@ -487,8 +487,8 @@ pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Opt
         return named.then_some(start + end);
     }
     if choice == FormatChoice::Line {
-        // Every line stands alone: the first whole record line settles a line input (`check`
-        // looks at it), whatever it holds, if it is text; past a header row, the line after it.
+        // Every line stands alone: the first whole record line settles a line input, whatever
+        // it holds, if it is text; past a header row, the line after it.
         // (A blank or `#` line here is the last one read: the record line is still to come. A
         // line that is not UTF-8, or holds a NUL, may start a binary file: the full sample
         // judges it, see `binary`.)
@@ -524,7 +524,10 @@ pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Opt
 /// - Rows whose puzzle is in the same field, not the first, of comma, semicolon or tab separated
 ///   fields (the first record line and nine in ten of the rest) are a table without its header:
 ///   `unreadable`, with `headerless` set, whatever the sample's size.
-/// - A full sample none of whose lines is a puzzle in any format is `unreadable`.
+/// - A full sample none of whose lines is a puzzle in any format is `unreadable`, unless the
+///   line it cuts holds a whole puzzle and a separator (a line record longer than the rest of
+///   the sample), or, after a line-format header row and nothing but comment and blank lines,
+///   a puzzle's start, a comment or nothing.
 ///
 /// A byte-order mark, and blank and `#` lines before the first record, are skipped. The note
 /// says what was weighed when the choice was not clear.
@@ -560,21 +563,25 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
     let records: Vec<&[u8]> = lines(&sample[header.unwrap_or(0)..])
         .filter(|l| !is_skipped(l))
         .collect();
-    // The line a full sample cuts (all of it, when it holds no line end): a line record whose
-    // trailing fields, or even cells, run past the sample, or not a puzzle file. Where the
-    // sample holds no other record line, it is judged by its start; and after a header row,
-    // a comment or blank line cut there is no evidence against the header's line format.
+    // The line a full sample cuts (all of it, when it holds no line end). It is evidence of a
+    // line file where it holds a whole puzzle and a separator (its trailing fields run past the
+    // sample). After a header row with nothing but comment and blank lines after it, what the
+    // sample holds of it need only be a puzzle's start, a comment or nothing: the header is the
+    // evidence.
     let cut = &body[complete..];
     let cells = trim_start(cut);
-    let cut_puzzle = full
-        && (super::line::parse_line(cut).is_some_and(|p| p.is_ok())
-            || (!cells.is_empty() && cells.len() < crate::grid::CELLS)
+    let cut_record = full
+        && cells.len() > crate::grid::CELLS
+        && super::line::parse_line(cut).is_some_and(|p| p.is_ok());
+    let header_then_cut = full
+        && header.is_some()
+        && (cut_record
+            || is_skipped(cut)
+            || cells.len() <= crate::grid::CELLS
                 && cells.iter().all(|b| matches!(b, b'0'..=b'9' | b'.')));
     let first: &[u8] = match records.first() {
         Some(first) => first,
-        None if cut_puzzle || header.is_some() && (cells.is_empty() || is_skipped(cut)) => {
-            return chosen(FormatChoice::Line)
-        }
+        None if cut_record || header_then_cut => return chosen(FormatChoice::Line),
         None if full => cut,
         None => return chosen(FormatChoice::Line),
     };
@@ -589,15 +596,23 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         }
     }
     let total = records.len();
-    if line_records + grid_rows == 0 && cut_puzzle {
-        // Only damaged records before a line record the sample cuts.
-        return chosen(FormatChoice::Line);
-    }
     if line_records + grid_rows == 0 {
         if let Some(found) = headerless_field(&records) {
             return Detected {
                 headerless: Some(found),
                 unreadable: true,
+                ..chosen(FormatChoice::Line)
+            };
+        }
+        if cut_record {
+            // Damaged records before a line record that runs past the sample.
+            let first = String::from_utf8_lossy(&first[..first.len().min(40)]);
+            return Detected {
+                note: Some(format!(
+                    "format: line (none of the first {total} record lines is a puzzle, but the \
+                     line after them starts with one; the first is {first:?}); choose another \
+                     with --format"
+                )),
                 ..chosen(FormatChoice::Line)
             };
         }
@@ -811,6 +826,38 @@ mod tests {
         let d = detect(&long.as_bytes()[..PEEK], None);
         assert_eq!(d.choice, FormatChoice::Line);
         assert!(d.note.is_none() && !d.unreadable);
+        // Comments to the end of the sample, or a record's start cut there, after a header
+        // row: line. Without the header, or after lines that are no puzzle, a start of digits
+        // is no evidence.
+        for cut in ["# comm", "", "53..7", "   4"] {
+            let text = format!("puzzle solution\n{}", "# c\n".repeat(PEEK / 4));
+            let text = format!("{}{cut}", &text[..PEEK - cut.len()]);
+            let d = detect(text.as_bytes(), None);
+            assert_eq!(
+                (d.choice, d.unreadable),
+                (FormatChoice::Line, false),
+                "{cut:?}"
+            );
+        }
+        let log = "hello world\n".repeat(PEEK / 12) + &"2026-01-01 log line\n".repeat(9);
+        assert!(detect(&log.as_bytes()[..PEEK], None).unreadable);
+        // A table without its header stays one, wherever the sample ends.
+        let table: String = (0..1000)
+            .map(|i| format!("{},{P}\n", 10 + i % 90))
+            .collect();
+        for shift in 0..90 {
+            let text = format!("#{}\n{table}", "c".repeat(shift));
+            let d = detect(&text.as_bytes()[..PEEK], None);
+            assert!(d.unreadable && d.headerless.is_some(), "{shift}");
+        }
+        // Damaged lines before a record longer than the rest of the sample: line, with a note.
+        let text = format!("{}{P} {}", "bad line\n".repeat(20), "x".repeat(PEEK));
+        let d = detect(&text.as_bytes()[..PEEK], None);
+        assert_eq!((d.choice, d.unreadable), (FormatChoice::Line, false));
+        assert!(d
+            .note
+            .unwrap()
+            .contains("none of the first 20 record lines"));
         // Among record lines it does not count.
         let note = detect(b"puzzle solution\nbad line\n", None).note.unwrap();
         assert!(note.contains("of the first 1 record lines"), "{note}");

@@ -197,6 +197,20 @@ pub fn header_line(prefix: &[u8], complete: bool) -> Option<(u64, usize)> {
     Some((line, prefix.len() - body.len() + end))
 }
 
+/// Whether the first record of a line input's start, past a header row, has a puzzle that
+/// reads (what [`super::decided`] settles `--format line` on).
+pub(crate) fn first_puzzle_reads(prefix: &[u8]) -> bool {
+    let body = prefix.strip_prefix(text::BOM).unwrap_or(prefix);
+    let mut start = super::detect::header_start(body);
+    if let Some(end) = header_end(&body[start..], false) {
+        start += end;
+        start += super::detect::header_start(&body[start..]);
+    }
+    lines(&body[start..])
+        .next()
+        .is_some_and(|line| record(line, false).puzzle.is_ok())
+}
+
 /// Opens an input in this format, past a header row if it starts with one ([`header_end`]):
 /// the header is not a record (`dedupe`, whose output is the input's own lines, copies it).
 /// `check` is refused up front when the first record whose puzzle reads has nothing after it:
@@ -223,7 +237,8 @@ pub(crate) fn open(request: &OpenRequest<'_>) -> Result<Opened, FormatError> {
         // solution past the cut.
         let whole = match request.prefix.len() < super::detect::PEEK {
             true => records,
-            false => &records[..text::last_line_end(records).unwrap_or(0)],
+            // A line whose CR ends the prefix is whole (an LF after it adds nothing to it).
+            false => &records[..memchr::memrchr2(b'\n', b'\r', records).map_or(0, |i| i + 1)],
         };
         let first = lines(whole)
             .filter(|line| !is_skipped(line))
