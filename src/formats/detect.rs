@@ -492,11 +492,7 @@ pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Opt
         // (A blank or `#` line here is the last one read: the record line is still to come. A
         // line that is not UTF-8, or holds a NUL, may start a binary file: the full sample
         // judges it, see `binary`.)
-        let mut start = start;
-        if let Some(end) = super::line::header_end(&prefix[start..], false) {
-            start += end;
-            start += header_start(&prefix[start..]);
-        }
+        let start = super::line::first_record_start(prefix);
         let body = &prefix[start..];
         let i = memchr::memchr2(b'\n', b'\r', body)?;
         let line = &body[..i];
@@ -575,8 +571,7 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         && super::line::parse_line(cut).is_some_and(|p| p.is_ok());
     let header_then_cut = full
         && header.is_some()
-        && (cut_record
-            || is_skipped(cut)
+        && (is_skipped(cut)
             || cells.len() <= crate::grid::CELLS
                 && cells.iter().all(|b| matches!(b, b'0'..=b'9' | b'.')));
     let first: &[u8] = match records.first() {

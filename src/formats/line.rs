@@ -197,16 +197,22 @@ pub fn header_line(prefix: &[u8], complete: bool) -> Option<(u64, usize)> {
     Some((line, prefix.len() - body.len() + end))
 }
 
+/// Where the first record line of a line input's start begins: past a byte-order mark, the
+/// blank and `#` lines, and a whole header row with those after it.
+pub(crate) fn first_record_start(prefix: &[u8]) -> usize {
+    let body = prefix.strip_prefix(text::BOM).unwrap_or(prefix);
+    let mut start = prefix.len() - body.len() + super::detect::header_start(body);
+    if let Some(end) = header_end(&prefix[start..], false) {
+        start += end;
+        start += super::detect::header_start(&prefix[start..]);
+    }
+    start
+}
+
 /// Whether the first record of a line input's start, past a header row, has a puzzle that
 /// reads (what [`super::decided`] settles `--format line` on).
 pub(crate) fn first_puzzle_reads(prefix: &[u8]) -> bool {
-    let body = prefix.strip_prefix(text::BOM).unwrap_or(prefix);
-    let mut start = super::detect::header_start(body);
-    if let Some(end) = header_end(&body[start..], false) {
-        start += end;
-        start += super::detect::header_start(&body[start..]);
-    }
-    lines(&body[start..])
+    lines(&prefix[first_record_start(prefix)..])
         .next()
         .is_some_and(|line| record(line, false).puzzle.is_ok())
 }
