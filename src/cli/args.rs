@@ -106,10 +106,11 @@ pub enum Command {
         /// hint system shows it, the grade, and a blank line (line or grid input).
         #[arg(long)]
         explain: bool,
-        /// Where trial of depth 1 finds nothing, search trial of depth 2 (each candidate
-        /// assumed, with trial of depth 1 inside the assumption) and score it by its shortest
-        /// contradiction, instead of stopping at `Trial depth 2+` (10.5): ranks the hardest
-        /// puzzles among themselves, at about a second for each one that needs it.
+        /// Where trial of depth 1 finds nothing, assume each candidate and follow it with more
+        /// inside the assumption (chains, then forcing chains, then trial of depth 1), scored
+        /// by the shortest contradiction, instead of stopping at `Trial depth 2+` (10.5): ranks
+        /// the hardest puzzles among themselves, at up to about a second for each one that needs
+        /// it.
         #[arg(long)]
         nested: bool,
     },

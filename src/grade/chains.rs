@@ -1047,6 +1047,17 @@ fn assumption_closure(
 /// count of cells placed, including a round whose placements met the contradiction (not one
 /// whose singles' pass found it).
 fn close(t: &mut State, todo: &mut Todo, dead: &[u128; 9], buf: &mut Steps) -> Result<u32, u32> {
+    close_with(t, todo, dead, buf, TRIAL_PATTERNS)
+}
+
+/// [`close`], with `rungs` (cheapest first) after the singles instead of the pattern rungs.
+fn close_with(
+    t: &mut State,
+    todo: &mut Todo,
+    dead: &[u128; 9],
+    buf: &mut Steps,
+    rungs: &[Rung],
+) -> Result<u32, u32> {
     let mut placed = 0;
     // A solved board is sound (`place` refuses a digit its units hold); any other is checked
     // by the singles' pass, so a round's board is checked before the patterns look at it.
@@ -1056,7 +1067,7 @@ fn close(t: &mut State, todo: &mut Todo, dead: &[u128; 9], buf: &mut Steps) -> R
             return Err(placed);
         }
         if buf.is_empty() {
-            for &rung in TRIAL_PATTERNS {
+            for &rung in rungs {
                 todo.run(t, rung, &[0; 9], buf);
                 if !buf.is_empty() {
                     break;
@@ -1170,14 +1181,90 @@ fn nested_contradiction(s: &State, c: usize, d: usize, limit: u32) -> Option<u32
     }
 }
 
-/// Trial of depth 2 ([`super::Options::nested`]): a candidate assumed true, followed through
-/// the pattern rungs and trial of depth 1 inside the assumption, ends in a contradiction: it
-/// goes. The shortest contradictions are taken, scored by their length as chains are; the
-/// candidates of `solution` are not assumed (see [`nishio`]).
+/// The rungs an assumption is followed with by [`nested_trial`]'s first level: the pattern
+/// rungs, then the chains (X-, XY-chains and AICs, with the single-digit patterns).
+const WITH_CHAINS: &[Rung] = &[
+    Rung::Locking,
+    Rung::NakedSets,
+    Rung::HiddenSets,
+    Rung::Fish,
+    Rung::XyWing,
+    Rung::XyzWing,
+    Rung::Chains,
+];
+
+/// [`WITH_CHAINS`] and the forcing chains (Nishio, the almost locked sets, the dynamic forcing
+/// chains): [`nested_trial`]'s second level.
+const WITH_FORCING_CHAINS: &[Rung] = &[
+    Rung::Locking,
+    Rung::NakedSets,
+    Rung::HiddenSets,
+    Rung::Fish,
+    Rung::XyWing,
+    Rung::XyzWing,
+    Rung::Chains,
+    Rung::Nishio,
+    Rung::Als,
+    Rung::Dynamic,
+];
+
+/// Nested trial ([`super::Options::nested`]), where trial of depth 1 finds nothing: each
+/// candidate is assumed and followed with more inside the assumption, level by level, until a
+/// level finds contradictions: the pattern rungs and the chains (`Trial with Chains`), then
+/// the forcing chains too (`Trial with Forcing Chains`), then trial of depth 1 (trial of depth
+/// 2). These follow Sudoku Explainer's nested forcing chains, whose levels take forcing chains,
+/// then (multiple, dynamic) forcing chains inside a dynamic forcing chain. At the first level
+/// that finds any, the shortest contradictions go, scored by their length as chains are (the
+/// cells placed on the way). The candidates of `solution` are not assumed (see [`nishio`]).
 ///
 /// `s` must be a board where trial of depth 1 found nothing.
 #[inline(never)]
 pub(super) fn nested_trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
+    let mut buf = Steps::new();
+    for (technique, rungs) in [
+        (Technique::TrialWithChains, WITH_CHAINS),
+        (Technique::TrialWithForcingChains, WITH_FORCING_CHAINS),
+    ] {
+        let follow = |c: usize, d: usize, _| {
+            let mut t = *s;
+            if t.place(c, d).is_err() {
+                return Some(0);
+            }
+            close_with(&mut t, &mut Todo::everywhere(), &[0; 9], &mut buf, rungs).err()
+        };
+        // Shown as a chain's length: the candidates of the placements and the assumption.
+        let step = |length: u32| {
+            let nodes = 2 * length + 2;
+            let mut step = Step::new(technique);
+            step.tenths = technique.se() + length_tenths(nodes);
+            step.length = nodes.min(u32::from(u8::MAX)) as u8;
+            step
+        };
+        shortest_contradictions(s, solution, out, follow, step);
+        if !out.is_empty() {
+            return;
+        }
+    }
+    let follow = |c, d, low| nested_contradiction(s, c, d, low);
+    let step = |length: u32| {
+        let mut step = Step::new(Technique::Trial);
+        step.tenths = NESTED_TRIAL_TENTHS + length_tenths(2 * length + 2);
+        step.length = 2;
+        step
+    };
+    shortest_contradictions(s, solution, out, follow, step);
+}
+
+/// Follows each candidate of `s` but those of `solution` with `follow` (a cell, a digit and the
+/// shortest length found so far, beyond which it may give up): the candidates whose
+/// contradiction is the shortest go, each in a step made by `step` from that length.
+fn shortest_contradictions(
+    s: &State,
+    solution: &[u128; 9],
+    out: &mut Steps,
+    mut follow: impl FnMut(usize, usize, u32) -> Option<u32>,
+    step: impl Fn(u32) -> Step,
+) {
     let mut found: Stack<(u8, u8, u32), NODES> = Stack::new();
     let mut low = u32::MAX;
     for c in 0..CELLS {
@@ -1185,7 +1272,7 @@ pub(super) fn nested_trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
             if solution[d] >> c & 1 == 1 {
                 continue;
             }
-            if let Some(length) = nested_contradiction(s, c, d, low) {
+            if let Some(length) = follow(c, d, low) {
                 low = low.min(length);
                 found.push((c as u8, d as u8, length));
             }
@@ -1194,9 +1281,7 @@ pub(super) fn nested_trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
     for &(c, d, length) in found.as_slice() {
         if length == low {
             let (c, d) = (usize::from(c), usize::from(d));
-            let mut step = Step::new(Technique::Trial);
-            step.length = 2;
-            step.tenths = NESTED_TRIAL_TENTHS + length_tenths(2 * length + 2);
+            let mut step = step(length);
             step.eliminations[d] = 1u128 << c;
             step.cells = 1u128 << c;
             step.digits = 1 << d;
@@ -1206,7 +1291,7 @@ pub(super) fn nested_trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
 }
 
 /// The base score of trial of depth 2, to which its length adds.
-const NESTED_TRIAL_TENTHS: u8 = 100;
+const NESTED_TRIAL_TENTHS: u8 = 115;
 
 #[cfg(test)]
 mod tests {
@@ -1443,6 +1528,63 @@ mod tests {
             contradicted * 10 > checked && contradicted * 10 < checked * 9,
             "{contradicted} of {checked}"
         );
+    }
+
+    /// Each level of nested trial spares the solution's candidates, and holds what the level
+    /// before it finds (the same closure, which goes on where the chains stop): checked on
+    /// every candidate of the board where trial of depth 1 finds nothing, for two puzzles of
+    /// the forum's hardest list, with trial of depth 2 on the solution's candidates.
+    #[test]
+    fn nested_trial_levels_are_sound_and_each_holds_the_one_before() {
+        let puzzles = [
+            "1....67....71.9...68..7......8.6.9..5....2.4.........2..1.9.8...4......3...3...5.",
+            "..39.....4...8..36..8...1...4..6..738......1......2.....4.7..686........7.....5..",
+        ];
+        for p in puzzles {
+            let p = Grid::parse(p.as_bytes()).expect("a puzzle");
+            let mut solution = Grid::EMPTY;
+            assert_eq!(crate::solver::count_into(&p, 2, &mut solution), 1, "{p}");
+            // The ladder up to trial of depth 1, until it finds nothing.
+            let mut s = State::new(&p).expect("no clash");
+            let mut buf = Steps::new();
+            while !s.solved() {
+                buf.clear();
+                if !run_rungs(&s, Rung::NOT_UNIQUE, &mut buf) {
+                    break;
+                }
+                s.apply(buf.steps()).expect("sound steps");
+            }
+            assert!(!s.solved(), "{p}: needs no nested trial");
+            let mut follow = |rungs: &[Rung], c: usize, d: usize| {
+                let mut t = s;
+                match t.place(c, d) {
+                    Err(_) => Err(0),
+                    Ok(()) => close_with(&mut t, &mut Todo::everywhere(), &[0; 9], &mut buf, rungs),
+                }
+            };
+            let (mut chains, mut forcing) = (0, 0);
+            for c in 0..CELLS {
+                for d in digits_of(s.cand[c]) {
+                    let with_chains = follow(WITH_CHAINS, c, d);
+                    let with_forcing = follow(WITH_FORCING_CHAINS, c, d);
+                    let at = format!("{p}: {} in r{}c{}", d + 1, c / 9 + 1, c % 9 + 1);
+                    if let Err(length) = with_chains {
+                        assert_eq!(with_forcing, Err(length), "{at}");
+                        chains += 1;
+                    }
+                    if usize::from(solution.cells()[c]) == d + 1 {
+                        assert!(
+                            with_forcing.is_ok(),
+                            "{at}: the solution's digit contradicts"
+                        );
+                        assert_eq!(nested_contradiction(&s, c, d, u32::MAX), None, "{at}");
+                    }
+                    forcing += usize::from(with_forcing.is_err());
+                }
+            }
+            // The second level finds more than the first.
+            assert!(forcing > chains, "{p}: {chains} {forcing}");
+        }
     }
 
     #[test]

@@ -35,7 +35,7 @@ use crate::solver;
 
 /// The version of the grading figures: it changes only when a puzzle's `se_estimate`,
 /// `hardest` or `grade` could change (a new technique, a different score).
-pub const GRADE_VERSION: u32 = 3;
+pub const GRADE_VERSION: u32 = 4;
 
 /// A technique of the ladder, easiest first; see [`Technique::se`] for the scores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -79,11 +79,13 @@ pub enum Technique {
     AlsXyWing,
     DynamicForcingChain,
     Trial,
+    TrialWithChains,
+    TrialWithForcingChains,
 }
 
 impl Technique {
     /// Every technique, in ladder order.
-    pub const ALL: [Technique; 37] = [
+    pub const ALL: [Technique; 39] = [
         Technique::FullHouse,
         Technique::HiddenSingleBox,
         Technique::HiddenSingle,
@@ -121,6 +123,8 @@ impl Technique {
         Technique::AlsXyWing,
         Technique::DynamicForcingChain,
         Technique::Trial,
+        Technique::TrialWithChains,
+        Technique::TrialWithForcingChains,
     ];
 
     /// Whether the technique is a single: it places a digit and removes nothing (the
@@ -130,6 +134,16 @@ impl Technique {
         matches!(
             self,
             FullHouse | HiddenSingleBox | HiddenSingle | NakedSingle
+        )
+    }
+
+    /// Whether the technique assumes candidates and follows them with other techniques
+    /// (trial of any depth, and nested trial's levels): a grade whose hardest technique is one
+    /// is in the `trial` band.
+    pub fn is_trial(self) -> bool {
+        matches!(
+            self,
+            Technique::Trial | Technique::TrialWithChains | Technique::TrialWithForcingChains
         )
     }
 
@@ -174,6 +188,8 @@ impl Technique {
             Nishio => "Nishio Forcing Chain",
             DynamicForcingChain => "Dynamic Forcing Chain",
             Trial => "Trial",
+            TrialWithChains => "Trial with Chains",
+            TrialWithForcingChains => "Trial with Forcing Chains",
         }
     }
 
@@ -212,6 +228,8 @@ impl Technique {
             AlsXz | AlsXyWing => 80,
             DynamicForcingChain => 85,
             Trial => 95,
+            TrialWithChains => 102,
+            TrialWithForcingChains => 110,
         }
     }
 }
@@ -384,7 +402,7 @@ pub struct Grade {
     /// standard grade (not [`Options::nested`]) does not search past 1 and says 2 for "2 or
     /// more"; else 0.
     pub trial_depth: u8,
-    /// Whether the grade searched trial of depth 2 ([`Options::nested`], on a unique puzzle
+    /// Whether the grade searched nested trial ([`Options::nested`], on a unique puzzle
     /// that needed it).
     pub nested: bool,
     /// Whether the puzzle has exactly one solution (uniqueness techniques were allowed).
@@ -404,7 +422,7 @@ impl Grade {
     /// chains), `trial`.
     pub fn band(&self) -> &'static str {
         match self.tenths {
-            _ if self.hardest == Some(Technique::Trial) => "trial",
+            _ if self.hardest.is_some_and(Technique::is_trial) => "trial",
             0..=19 => "easy",
             20..=25 => "medium",
             26..=44 => "hard",
@@ -431,12 +449,14 @@ impl Grade {
 /// How the ladder grades: [`Options::default`] is the standard grade.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Options {
-    /// Where trial of depth 1 finds nothing, search trial of depth 2 (each candidate assumed,
-    /// and followed with the patterns and trial of depth 1 inside the assumption), scored by
-    /// the length of its shortest contradiction, instead of stopping at `Trial depth 2+`. It
-    /// ranks the hardest puzzles among themselves, at about a second for each puzzle that
-    /// needs it; puzzles that do not are graded as without it. Unique puzzles only: one with
-    /// several solutions stops at `Trial depth 2+` either way.
+    /// Where trial of depth 1 finds nothing, search nested trial: each candidate assumed and
+    /// followed with the patterns and the chains inside the assumption (`Trial with Chains`),
+    /// then with the forcing chains too (`Trial with Forcing Chains`), then with trial of depth 1
+    /// (`Trial depth 2`), scored by the length of the shortest contradiction at the first
+    /// level that finds any, instead of stopping at `Trial depth 2+`. It ranks the hardest
+    /// puzzles among themselves, at up to about a second for each puzzle that needs it;
+    /// puzzles that do not are graded as without it. Unique puzzles only: one with several
+    /// solutions stops at `Trial depth 2+` either way.
     pub nested: bool,
 }
 

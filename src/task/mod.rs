@@ -33,7 +33,7 @@ pub enum Task {
     /// A difficulty figure: see [`crate::rate`].
     Rate { samples: u32, seed: u64 },
     /// Human-style grade: the hardest technique a person needs and a score on the Sudoku
-    /// Explainer scale: see [`crate::grade`]; with `nested`, trial of depth 2 is searched
+    /// Explainer scale: see [`crate::grade`]; with `nested`, nested trial is searched
     /// ([`crate::grade::Options::nested`]).
     Grade { nested: bool },
     /// [`Task::Grade`] with each puzzle's path (`grade --explain`): per record of a text input,
@@ -119,7 +119,7 @@ pub struct TaskOptions {
     pub seed: u64,
     /// `dedupe`: drop only records with equal cells, not equivalent ones.
     pub exact: bool,
-    /// `grade`: search trial of depth 2 ([`crate::grade::Options::nested`]).
+    /// `grade`: search nested trial ([`crate::grade::Options::nested`]).
     pub nested: bool,
 }
 

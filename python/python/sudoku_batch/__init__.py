@@ -487,8 +487,10 @@ def grade(
     ``float`` on the Sudoku Explainer scale), ``hardest`` (the hardest technique used;
     ``"none"`` for a full grid) and ``steps`` (an ``int``); ``None`` where the puzzle has no
     solution or is malformed. With ``with_status=True``, the dict also has ``status``. With
-    ``nested=True``, trial of depth 2 is searched where trial of depth 1 finds nothing, which
-    ranks the hardest puzzles among themselves (about a second for each one that needs it).
+    ``nested=True``, where trial of depth 1 finds nothing, each candidate is assumed and followed
+    with chains, then forcing chains, then trial of depth 1 inside the assumption, which
+    ranks the hardest puzzles among themselves (up to about a second for each one that needs
+    it).
     """
     native = _native.Options(
         "grade", with_status=bool(with_status), with_columns=True, threads=_threads(threads), nested=bool(nested)
