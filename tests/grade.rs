@@ -193,7 +193,7 @@ fn grades_are_the_same_for_isomorphs() {
 }
 
 /// Puzzles of the forum's hardest list (1106), which the standard grade ties at `Trial depth 2+`,
-/// with the level of nested trial each needs.
+/// with the hardest technique each grades with nested trial (its highest-scoring step's).
 const NEEDS_NESTED_TRIAL: [(&str, &str); 3] = [
     (
         "1....67....71.9...68..7......8.6.9..5....2.4.........2..1.9.8...4......3...3...5.",

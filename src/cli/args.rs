@@ -109,7 +109,7 @@ pub enum Command {
         /// Where trial of depth 1 finds nothing, assume each candidate and follow it with more
         /// inside the assumption (chains, then forcing chains, then trial of depth 1), scored
         /// by the shortest contradiction, instead of stopping at `Trial depth 2+` (10.5): ranks
-        /// the hardest puzzles among themselves, at up to about a second for each one that needs
+        /// the hardest puzzles among themselves, at up to a second or two for each one that needs
         /// it.
         #[arg(long)]
         nested: bool,

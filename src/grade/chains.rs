@@ -1236,7 +1236,7 @@ pub(super) fn nested_trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
         let step = |length: u32| {
             let nodes = 2 * length + 2;
             let mut step = Step::new(technique);
-            step.tenths = technique.se() + length_tenths(nodes);
+            step.tenths = (technique.se() + length_tenths(nodes)).min(NESTED_MAX_TENTHS);
             step.length = nodes.min(u32::from(u8::MAX)) as u8;
             step
         };
@@ -1248,7 +1248,7 @@ pub(super) fn nested_trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
     let follow = |c, d, low| nested_contradiction(s, c, d, low);
     let step = |length: u32| {
         let mut step = Step::new(Technique::Trial);
-        step.tenths = NESTED_TRIAL_TENTHS + length_tenths(2 * length + 2);
+        step.tenths = (NESTED_TRIAL_TENTHS + length_tenths(2 * length + 2)).min(NESTED_MAX_TENTHS);
         step.length = 2;
         step
     };
@@ -1289,6 +1289,9 @@ fn shortest_contradictions(
         }
     }
 }
+
+/// The highest score of a step of nested trial: SE's highest rating, below `Trial depth 3+`.
+const NESTED_MAX_TENTHS: u8 = 119;
 
 /// The base score of trial of depth 2, to which its length adds.
 const NESTED_TRIAL_TENTHS: u8 = 115;

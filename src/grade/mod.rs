@@ -18,7 +18,8 @@
 //! several solutions are graded without them, and end in trial.
 //!
 //! Everything is on the stack: grading a record allocates nothing. A puzzle that reaches the
-//! forcing chains or trial takes up to about 400 KiB of it (a thread Rust starts has 2 MiB).
+//! forcing chains or trial takes up to about 400 KiB of it, nested trial about 420 KiB (a
+//! thread Rust starts has 2 MiB).
 
 // Cells and digits index several tables at once: plain index loops read best.
 #![allow(clippy::needless_range_loop)]
@@ -78,9 +79,11 @@ pub enum Technique {
     AlsXz,
     AlsXyWing,
     DynamicForcingChain,
-    Trial,
     TrialWithChains,
     TrialWithForcingChains,
+    // Last: besides depth 1 (below the two above), trial stands for depth 2 and "3 or more",
+    // which come after them, so that a tie of scores names trial.
+    Trial,
 }
 
 impl Technique {
@@ -122,9 +125,9 @@ impl Technique {
         Technique::AlsXz,
         Technique::AlsXyWing,
         Technique::DynamicForcingChain,
-        Technique::Trial,
         Technique::TrialWithChains,
         Technique::TrialWithForcingChains,
+        Technique::Trial,
     ];
 
     /// Whether the technique is a single: it places a digit and removes nothing (the
@@ -398,9 +401,10 @@ pub struct Grade {
     pub tenths: u8,
     /// The number of steps of the path.
     pub steps: u32,
-    /// With [`Technique::Trial`]: the nesting needed (1; 2; 3 meaning "3 or more"), where a
-    /// standard grade (not [`Options::nested`]) does not search past 1 and says 2 for "2 or
-    /// more"; else 0.
+    /// The depth of the path's deepest [`Technique::Trial`] step (1; 2; 3 meaning "3 or
+    /// more"), where a standard grade (not [`Options::nested`]) does not search past 1 and says
+    /// 2 for "2 or more"; 0 without one. Nested trial's other levels (`Trial with Chains`,
+    /// `Trial with Forcing Chains`) do not count.
     pub trial_depth: u8,
     /// Whether the grade searched nested trial ([`Options::nested`], on a unique puzzle
     /// that needed it).
@@ -454,7 +458,7 @@ pub struct Options {
     /// then with the forcing chains too (`Trial with Forcing Chains`), then with trial of depth 1
     /// (`Trial depth 2`), scored by the length of the shortest contradiction at the first
     /// level that finds any, instead of stopping at `Trial depth 2+`. It ranks the hardest
-    /// puzzles among themselves, at up to about a second for each puzzle that needs it;
+    /// puzzles among themselves, at up to a second or two for each puzzle that needs it;
     /// puzzles that do not are graded as without it. Unique puzzles only: one with several
     /// solutions stops at `Trial depth 2+` either way.
     pub nested: bool,
@@ -730,8 +734,8 @@ impl Ladder<'_> {
                     break;
                 }
             }
-            // Trial of depth 2, where asked for and the puzzle is unique (the solver has run:
-            // trial needed it).
+            // Nested trial, where asked for and the puzzle is unique (the solver has run: trial
+            // needed it).
             let nested = buf.is_empty() && options.nested && answer.unique(state) == Some(true);
             if nested {
                 chains::nested_trial(state, &answer.known, buf);
@@ -2089,7 +2093,10 @@ mod tests {
         let mut sorted = Technique::ALL;
         sorted.sort();
         assert_eq!(sorted, Technique::ALL);
-        for w in Technique::ALL.windows(2) {
+        // Trial's base is depth 1's; its deeper levels score above the nested ones.
+        let (last, rest) = Technique::ALL.split_last().unwrap();
+        assert_eq!(*last, Technique::Trial);
+        for w in rest.windows(2) {
             assert!(w[0].se() <= w[1].se(), "{:?} {:?}", w[0], w[1]);
         }
     }

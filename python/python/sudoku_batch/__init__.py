@@ -489,7 +489,7 @@ def grade(
     solution or is malformed. With ``with_status=True``, the dict also has ``status``. With
     ``nested=True``, where trial of depth 1 finds nothing, each candidate is assumed and followed
     with chains, then forcing chains, then trial of depth 1 inside the assumption, which
-    ranks the hardest puzzles among themselves (up to about a second for each one that needs
+    ranks the hardest puzzles among themselves (up to a second or two for each one that needs
     it).
     """
     native = _native.Options(
