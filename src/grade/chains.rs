@@ -1181,32 +1181,29 @@ fn nested_contradiction(s: &State, c: usize, d: usize, limit: u32) -> Option<u32
     }
 }
 
+/// [`TRIAL_PATTERNS`] followed by `more`, made at compile time (`N` is their count).
+const fn patterns_then<const N: usize>(more: &[Rung]) -> [Rung; N] {
+    assert!(N == TRIAL_PATTERNS.len() + more.len());
+    let mut rungs = [Rung::Locking; N];
+    let mut i = 0;
+    while i < N {
+        rungs[i] = match i < TRIAL_PATTERNS.len() {
+            true => TRIAL_PATTERNS[i],
+            false => more[i - TRIAL_PATTERNS.len()],
+        };
+        i += 1;
+    }
+    rungs
+}
+
 /// The rungs an assumption is followed with by [`nested_trial`]'s first level: the pattern
 /// rungs, then the chains (X-, XY-chains and AICs, with the single-digit patterns).
-const WITH_CHAINS: &[Rung] = &[
-    Rung::Locking,
-    Rung::NakedSets,
-    Rung::HiddenSets,
-    Rung::Fish,
-    Rung::XyWing,
-    Rung::XyzWing,
-    Rung::Chains,
-];
+const WITH_CHAINS: &[Rung] = &patterns_then::<7>(&[Rung::Chains]);
 
 /// [`WITH_CHAINS`] and the forcing chains (Nishio, the almost locked sets, the dynamic forcing
 /// chains): [`nested_trial`]'s second level.
-const WITH_FORCING_CHAINS: &[Rung] = &[
-    Rung::Locking,
-    Rung::NakedSets,
-    Rung::HiddenSets,
-    Rung::Fish,
-    Rung::XyWing,
-    Rung::XyzWing,
-    Rung::Chains,
-    Rung::Nishio,
-    Rung::Als,
-    Rung::Dynamic,
-];
+const WITH_FORCING_CHAINS: &[Rung] =
+    &patterns_then::<10>(&[Rung::Chains, Rung::Nishio, Rung::Als, Rung::Dynamic]);
 
 /// Nested trial ([`super::Options::nested`]), where trial of depth 1 finds nothing: each
 /// candidate is assumed and followed with more inside the assumption, level by level, until a
@@ -1322,12 +1319,16 @@ mod tests {
 
     /// The board where the ladder below trial stops on `p` (the board trial starts from).
     fn before_trial(p: &Grid) -> State {
-        let below_trial = Rung::NOT_UNIQUE.split_last().expect("a ladder").1;
+        where_stops(p, Rung::NOT_UNIQUE.split_last().expect("a ladder").1)
+    }
+
+    /// The board where `ladder` stops on `p`: it finds nothing more, or a step clashes.
+    fn where_stops(p: &Grid, ladder: &[Rung]) -> State {
         let mut t = State::new(p).expect("no clash");
         let mut buf = Steps::new();
         while !t.solved() {
             buf.clear();
-            if !run_rungs(&t, below_trial, &mut buf) || t.apply(buf.steps()).is_err() {
+            if !run_rungs(&t, ladder, &mut buf) || t.apply(buf.steps()).is_err() {
                 break;
             }
         }
@@ -1548,16 +1549,9 @@ mod tests {
             let mut solution = Grid::EMPTY;
             assert_eq!(crate::solver::count_into(&p, 2, &mut solution), 1, "{p}");
             // The ladder up to trial of depth 1, until it finds nothing.
-            let mut s = State::new(&p).expect("no clash");
-            let mut buf = Steps::new();
-            while !s.solved() {
-                buf.clear();
-                if !run_rungs(&s, Rung::NOT_UNIQUE, &mut buf) {
-                    break;
-                }
-                s.apply(buf.steps()).expect("sound steps");
-            }
+            let s = where_stops(&p, Rung::NOT_UNIQUE);
             assert!(!s.solved(), "{p}: needs no nested trial");
+            let mut buf = Steps::new();
             let mut follow = |rungs: &[Rung], c: usize, d: usize| {
                 let mut t = s;
                 match t.place(c, d) {
