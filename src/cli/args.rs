@@ -108,7 +108,7 @@ pub enum Command {
         explain: bool,
         /// Where trial of depth 1 finds nothing, assume each candidate and follow it with more
         /// inside the assumption (chains, then forcing chains, then trial of depth 1), scored
-        /// by the shortest contradiction, instead of stopping at `Trial depth 2+` (10.5): ranks
+        /// by the easiest contradiction, instead of stopping at `Trial depth 2+` (10.5): ranks
         /// the hardest puzzles among themselves, at up to a second or two for each one that needs
         /// it.
         #[arg(long)]

@@ -1047,7 +1047,18 @@ fn assumption_closure(
 /// count of cells placed, including a round whose placements met the contradiction (not one
 /// whose singles' pass found it).
 fn close(t: &mut State, todo: &mut Todo, dead: &[u128; 9], buf: &mut Steps) -> Result<u32, u32> {
-    close_with(t, todo, dead, buf, TRIAL_PATTERNS)
+    match close_with(t, todo, dead, buf, TRIAL_PATTERNS) {
+        Ok(f) => Ok(f.placed),
+        Err(f) => Err(f.placed),
+    }
+}
+
+/// What a closure did: the cells it placed, and the highest score of a step it took that was not
+/// a single (0 if none).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Followed {
+    placed: u32,
+    hardest: u8,
 }
 
 /// [`close`], with `rungs` (cheapest first) after the singles instead of the pattern rungs.
@@ -1057,14 +1068,17 @@ fn close_with(
     dead: &[u128; 9],
     buf: &mut Steps,
     rungs: &[Rung],
-) -> Result<u32, u32> {
-    let mut placed = 0;
+) -> Result<Followed, Followed> {
+    let mut f = Followed {
+        placed: 0,
+        hardest: 0,
+    };
     // A solved board is sound (`place` refuses a digit its units hold); any other is checked
     // by the singles' pass, so a round's board is checked before the patterns look at it.
     while !t.solved() {
         buf.clear();
         if basic::all_singles(t, buf).is_err() {
-            return Err(placed);
+            return Err(f);
         }
         if buf.is_empty() {
             for &rung in rungs {
@@ -1074,21 +1088,23 @@ fn close_with(
                 }
             }
             if buf.is_empty() {
-                return Ok(placed);
+                return Ok(f);
             }
+            let hardest = buf.steps().iter().map(|s| s.tenths).max();
+            f.hardest = f.hardest.max(hardest.unwrap_or(0));
         }
         let mut places_dead = false;
         for step in buf.steps() {
             if let Some((c, v)) = step.place {
-                placed += 1;
+                f.placed += 1;
                 places_dead |= dead[usize::from(v - 1)] >> c & 1 == 1;
             }
         }
         if places_dead || t.apply_unchecked(buf.steps()).is_err() {
-            return Err(placed);
+            return Err(f);
         }
     }
-    Ok(placed)
+    Ok(f)
 }
 
 /// Trial (depth 1): a candidate assumed true, followed through every pattern technique below the
@@ -1211,8 +1227,8 @@ const WITH_FORCING_CHAINS: &[Rung] =
 /// the forcing chains too (`Trial with Forcing Chains`), then trial of depth 1 (trial of depth
 /// 2). These follow Sudoku Explainer's nested forcing chains, whose levels take forcing chains,
 /// then (multiple, dynamic) forcing chains inside a dynamic forcing chain. At the first level
-/// that finds any, the shortest contradictions go, scored by their length as chains are (the
-/// cells placed on the way). The candidates of `solution` are not assumed (see [`nishio`]).
+/// that finds any, the contradictions that score lowest go (see [`nested_step`]), as SE applies
+/// its easiest hint first. The candidates of `solution` are not assumed (see [`nishio`]).
 ///
 /// `s` must be a board where trial of depth 1 found nothing.
 #[inline(never)]
@@ -1222,67 +1238,93 @@ pub(super) fn nested_trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
         (Technique::TrialWithChains, WITH_CHAINS),
         (Technique::TrialWithForcingChains, WITH_FORCING_CHAINS),
     ] {
-        let follow = |c: usize, d: usize, _| {
+        let follow = |c: usize, d: usize| {
             let mut t = *s;
-            if t.place(c, d).is_err() {
-                return Some(0);
-            }
-            close_with(&mut t, &mut Todo::everywhere(), &[0; 9], &mut buf, rungs).err()
+            let f = match t.place(c, d) {
+                Err(_) => Followed {
+                    placed: 0,
+                    hardest: 0,
+                },
+                Ok(()) => {
+                    close_with(&mut t, &mut Todo::everywhere(), &[0; 9], &mut buf, rungs).err()?
+                }
+            };
+            Some(nested_step(technique, f))
         };
-        // Shown as a chain's length: the candidates of the placements and the assumption.
-        let step = |length: u32| {
-            let nodes = 2 * length + 2;
-            let mut step = Step::new(technique);
-            step.tenths = (technique.se() + length_tenths(nodes)).min(NESTED_MAX_TENTHS);
-            step.length = nodes.min(u32::from(u8::MAX)) as u8;
-            step
-        };
-        shortest_contradictions(s, solution, out, follow, step);
+        easiest_contradictions(s, solution, out, follow);
         if !out.is_empty() {
             return;
         }
     }
-    let follow = |c, d, low| nested_contradiction(s, c, d, low);
-    let step = |length: u32| {
+    // Trial of depth 2: a contradiction scores by its length, so one longer than every length
+    // that scores as low as the lowest so far is given up (not merely one longer than the
+    // shortest: lengths that score the same go together, whatever order they are found in).
+    let score =
+        |length: u32| (NESTED_TRIAL_TENTHS + length_tenths(2 * length + 2)).min(NESTED_MAX_TENTHS);
+    let mut limit = u32::MAX;
+    let follow = |c, d| {
+        let length = nested_contradiction(s, c, d, limit)?;
+        let tenths = score(length);
+        if tenths < NESTED_MAX_TENTHS {
+            let mut longest = length;
+            while score(longest + 1) == tenths {
+                longest += 1;
+            }
+            limit = limit.min(longest);
+        }
         let mut step = Step::new(Technique::Trial);
-        step.tenths = (NESTED_TRIAL_TENTHS + length_tenths(2 * length + 2)).min(NESTED_MAX_TENTHS);
+        step.tenths = tenths;
         step.length = 2;
-        step
+        Some(step)
     };
-    shortest_contradictions(s, solution, out, follow, step);
+    easiest_contradictions(s, solution, out, follow);
 }
 
-/// Follows each candidate of `s` but those of `solution` with `follow` (a cell, a digit and the
-/// shortest length found so far, beyond which it may give up): the candidates whose
-/// contradiction is the shortest go, each in a step made by `step` from that length.
-fn shortest_contradictions(
+/// The step of a contradiction that `technique`'s level of nested trial found, `f` its
+/// closure. Its length is a chain's: the candidates of the placements and the assumption. The
+/// chains level scores the technique's base plus that length's add. The forcing chains level
+/// adds half of the hardest forcing chain's score above 8.0 and half of the length add: SE
+/// counts the nodes of the chains nested in a chain in its length, and the hardest chain inside
+/// stands for them (its own length add, and whether it had to be dynamic), which ranked SE's
+/// ratings better than the cells placed alone (see docs/grading.md, Validation). That chain is
+/// `f.hardest`, the closure's highest-scoring step: at this level always a forcing chain, since
+/// a contradiction that the chains alone reach is found by the level before.
+fn nested_step(technique: Technique, f: Followed) -> Step {
+    let nodes = 2 * f.placed + 2;
+    let add = length_tenths(nodes);
+    let tenths = match technique {
+        Technique::TrialWithForcingChains => {
+            // In tenths, halves rounded down; a Nishio chain inside (7.5 and up) counts as 8.0.
+            technique.se() + (f.hardest.max(80) - 80 + add) / 2
+        }
+        _ => technique.se() + add,
+    };
+    let mut step = Step::new(technique);
+    step.tenths = tenths.min(NESTED_MAX_TENTHS);
+    step.length = nodes.min(u32::from(u8::MAX)) as u8;
+    step
+}
+
+/// Follows each candidate of `s` but those of `solution` with `follow` (a cell and a digit: the
+/// step of its contradiction, without its removal, if it ends in one): the candidates whose
+/// steps score lowest go.
+fn easiest_contradictions(
     s: &State,
     solution: &[u128; 9],
     out: &mut Steps,
-    mut follow: impl FnMut(usize, usize, u32) -> Option<u32>,
-    step: impl Fn(u32) -> Step,
+    mut follow: impl FnMut(usize, usize) -> Option<Step>,
 ) {
-    let mut found: Stack<(u8, u8, u32), NODES> = Stack::new();
-    let mut low = u32::MAX;
     for c in 0..CELLS {
         for d in digits_of(s.cand[c]) {
             if solution[d] >> c & 1 == 1 {
                 continue;
             }
-            if let Some(length) = follow(c, d, low) {
-                low = low.min(length);
-                found.push((c as u8, d as u8, length));
+            if let Some(mut step) = follow(c, d) {
+                step.eliminations[d] = 1u128 << c;
+                step.cells = 1u128 << c;
+                step.digits = 1 << d;
+                out.keep_lowest(step);
             }
-        }
-    }
-    for &(c, d, length) in found.as_slice() {
-        if length == low {
-            let (c, d) = (usize::from(c), usize::from(d));
-            let mut step = step(length);
-            step.eliminations[d] = 1u128 << c;
-            step.cells = 1u128 << c;
-            step.digits = 1 << d;
-            out.push(step);
         }
     }
 }
@@ -1534,6 +1576,23 @@ mod tests {
         );
     }
 
+    /// The scores of nested trial's steps, as docs/grading.md gives them.
+    #[test]
+    fn nested_steps_score_their_level_length_and_hardest_chain_inside() {
+        let at = |technique, placed, hardest| nested_step(technique, Followed { placed, hardest });
+        // The chains level: its base plus the length add of twice the cells placed plus two.
+        let s = at(Technique::TrialWithChains, 2, 73);
+        assert_eq!((s.tenths, s.length), (102 + 1, 6));
+        assert_eq!(at(Technique::TrialWithChains, 40, 66).tenths, 102 + 9);
+        // The forcing chains level: a dynamic forcing chain of 9.2 inside, two cells placed:
+        // 11.1 + (1.2 + 0.1) / 2, rounded down.
+        assert_eq!(at(Technique::TrialWithForcingChains, 2, 92).tenths, 117);
+        // A Nishio chain inside counts as 8.0.
+        assert_eq!(at(Technique::TrialWithForcingChains, 0, 76).tenths, 111);
+        // At most 11.9, below trial of depth 3 and more.
+        assert_eq!(at(Technique::TrialWithForcingChains, 60, 100).tenths, 119);
+    }
+
     /// Each level of nested trial spares the solution's candidates, and holds what the level
     /// before it finds (the same closure, which goes on where the chains stop): checked on
     /// every candidate of the board where trial of depth 1 finds nothing, for two puzzles of
@@ -1554,8 +1613,12 @@ mod tests {
             let mut buf = Steps::new();
             let mut follow = |rungs: &[Rung], c: usize, d: usize| {
                 let mut t = s;
+                let none = Followed {
+                    placed: 0,
+                    hardest: 0,
+                };
                 match t.place(c, d) {
-                    Err(_) => Err(0),
+                    Err(_) => Err(none),
                     Ok(()) => close_with(&mut t, &mut Todo::everywhere(), &[0; 9], &mut buf, rungs),
                 }
             };
@@ -1565,8 +1628,8 @@ mod tests {
                     let with_chains = follow(WITH_CHAINS, c, d);
                     let with_forcing = follow(WITH_FORCING_CHAINS, c, d);
                     let at = format!("{p}: {} in r{}c{}", d + 1, c / 9 + 1, c % 9 + 1);
-                    if let Err(length) = with_chains {
-                        assert_eq!(with_forcing, Err(length), "{at}");
+                    if let Err(followed) = with_chains {
+                        assert_eq!(with_forcing, Err(followed), "{at}");
                         chains += 1;
                     }
                     if usize::from(solution.cells()[c]) == d + 1 {

@@ -36,7 +36,7 @@ use crate::solver;
 
 /// The version of the grading figures: it changes only when a puzzle's `se_estimate`,
 /// `hardest` or `grade` could change (a new technique, a different score).
-pub const GRADE_VERSION: u32 = 4;
+pub const GRADE_VERSION: u32 = 5;
 
 /// A technique of the ladder, easiest first; see [`Technique::se`] for the scores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -232,7 +232,7 @@ impl Technique {
             DynamicForcingChain => 85,
             Trial => 95,
             TrialWithChains => 102,
-            TrialWithForcingChains => 110,
+            TrialWithForcingChains => 111,
         }
     }
 }
@@ -456,8 +456,8 @@ pub struct Options {
     /// Where trial of depth 1 finds nothing, search nested trial: each candidate assumed and
     /// followed with the patterns and the chains inside the assumption (`Trial with Chains`),
     /// then with the forcing chains too (`Trial with Forcing Chains`), then with trial of depth 1
-    /// (`Trial depth 2`), scored by the length of the shortest contradiction at the first
-    /// level that finds any, instead of stopping at `Trial depth 2+`. It ranks the hardest
+    /// (`Trial depth 2`), scored by the lowest-scoring contradiction at the first level that
+    /// finds any, instead of stopping at `Trial depth 2+`. It ranks the hardest
     /// puzzles among themselves, at up to a second or two for each puzzle that needs it;
     /// puzzles that do not are graded as without it. Unique puzzles only: one with several
     /// solutions stops at `Trial depth 2+` either way.
