@@ -26,9 +26,9 @@ pub const UNITS: [[u8; 9]; 27] = {
 
 /// A 9x9 grid; `0` marks a blank cell.
 ///
-/// Aligned to 16 bytes (96 in all, the last 15 padding) so that the parse (cells 0-79 in five
-/// 16-byte stores), the compiler's copies of a record, the solver's reading of the givens and
-/// its writing of a solution use the same 16-byte pieces: a load that spans pieces stored
+/// Aligned to 16 bytes (96 in all, the last 15 padding) so that the parse (six 16-byte stores,
+/// the last holding cell 80 and the padding), the compiler's copies of a record, the solver's
+/// reading of the givens and its writing of a solution use the same 16-byte pieces: a load that spans pieces stored
 /// separately cannot take its bytes from stores still in flight and waits for them (measured:
 /// the alignment alone took the whole process to 0.97 of its time on a file of easy puzzles).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -128,36 +128,42 @@ pub struct Clash {
     pub index: usize,
 }
 
-/// The cell values of 81 bytes (`1`-`9` givens, `0` or `.` blanks), or `None` if any byte is
+/// The grid of 81 bytes (`1`-`9` givens, `0` or `.` blanks), or `None` if any byte is
 /// something else. Every record of a run passes through here, so on x86-64 it takes the first
-/// 80 bytes sixteen at a time with SSE2 (part of the x86-64 baseline, so no run-time check).
+/// 80 bytes sixteen at a time with SSE2 (part of the x86-64 baseline, so no run-time check),
+/// and stores the grid as six aligned 16-byte pieces, the last (cell 80 and the padding) in one
+/// store too: the copies of the record that follow load those pieces, and a load that spans a
+/// one-byte store in flight waits for it (measured: about 3% of the whole process's time on a
+/// file of easy puzzles, most of the parse's share).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-fn cells_of(text: &[u8; CELLS]) -> Option<[u8; CELLS]> {
+fn grid_of(text: &[u8; CELLS]) -> Option<Grid> {
     use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
-        _mm_or_si128, _mm_set1_epi8, _mm_storeu_si128, _mm_sub_epi8,
+        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_cvtsi32_si128, _mm_loadu_si128, _mm_min_epu8,
+        _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_store_si128, _mm_sub_epi8,
     };
-    let mut cells = [0u8; CELLS];
+    let mut grid = std::mem::MaybeUninit::<Grid>::uninit();
     let (last, ok_last) = cell_of(text[CELLS - 1]);
-    cells[CELLS - 1] = last;
-    // SAFETY: the build enables SSE2 (the cfg above), and `at + 16 <= 80` for every offset, so
-    // each unaligned 16-byte load and store stays inside its 81-byte array.
-    let all_ok = unsafe {
+    // SAFETY: the build enables SSE2 (the cfg above). Each unaligned 16-byte load reads
+    // `text[at..at + 16]` with `at + 16 <= 80`; the six aligned stores cover exactly the grid's
+    // 96 bytes (asserted at `Grid`, aligned to 16), its padding included, which may hold any
+    // byte. So every cell is written before `assume_init`.
+    unsafe {
+        let out = grid.as_mut_ptr().cast::<__m128i>();
         let mut ok = _mm_set1_epi8(-1);
-        for at in (0..CELLS - 1).step_by(16) {
+        for (piece, at) in (0..CELLS - 1).step_by(16).enumerate() {
             let bytes = _mm_loadu_si128(text.as_ptr().add(at).cast::<__m128i>());
             let digit = _mm_sub_epi8(bytes, _mm_set1_epi8(b'0' as i8));
             // `0`-`9` exactly when the wrapped difference is at most 9 (unsigned).
             let is_digit = _mm_cmpeq_epi8(_mm_min_epu8(digit, _mm_set1_epi8(9)), digit);
             let is_dot = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'.' as i8));
             ok = _mm_and_si128(ok, _mm_or_si128(is_digit, is_dot));
-            let cell = _mm_and_si128(digit, is_digit);
-            _mm_storeu_si128(cells.as_mut_ptr().add(at).cast::<__m128i>(), cell);
+            _mm_store_si128(out.add(piece), _mm_and_si128(digit, is_digit));
         }
-        _mm_movemask_epi8(ok) == 0xFFFF
-    };
-    (all_ok & ok_last).then_some(cells)
+        // Cell 80 in lane 0, the padding zero.
+        _mm_store_si128(out.add(5), _mm_cvtsi32_si128(i32::from(last)));
+        (_mm_movemask_epi8(ok) == 0xFFFF && ok_last).then(|| grid.assume_init())
+    }
 }
 
 /// One byte's cell value (`0` for a blank or a bad byte), and whether it is a cell byte.
@@ -228,10 +234,10 @@ pub(crate) fn givens_mask(cells: &[u8; CELLS]) -> u128 {
         .fold(0, |mask, (i, &v)| mask | u128::from(v != 0) << i)
 }
 
-/// The portable form of `cells_of` above: branch-free, so the compiler may vectorize it.
+/// The portable form of `grid_of` above: branch-free, so the compiler may vectorize it.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
-fn cells_of(text: &[u8; CELLS]) -> Option<[u8; CELLS]> {
+fn grid_of(text: &[u8; CELLS]) -> Option<Grid> {
     let mut cells = [0u8; CELLS];
     let mut ok = true;
     for (&b, cell) in text.iter().zip(cells.iter_mut()) {
@@ -239,7 +245,7 @@ fn cells_of(text: &[u8; CELLS]) -> Option<[u8; CELLS]> {
         *cell = value;
         ok &= is_cell;
     }
-    ok.then_some(cells)
+    ok.then_some(Grid { cells })
 }
 
 /// Cell values from four bit planes, one cell at a time (see `Grid::set_from_planes`).
@@ -331,14 +337,22 @@ impl Grid {
         self.cells = cells_from_planes(planes);
     }
 
+    /// [`Grid::parse`] of exactly 81 bytes, `None` where it would be an error: the per-record
+    /// loop's parse of a bare puzzle line, inlined there so that the grid is stored where the
+    /// record holds it, not returned and copied.
+    #[inline(always)]
+    pub(crate) fn parse_cells(text: &[u8; CELLS]) -> Option<Grid> {
+        grid_of(text)
+    }
+
     /// Parses exactly 81 bytes: `1`-`9` are givens, `0` and `.` are blanks.
     pub fn parse(text: &[u8]) -> Result<Grid, ParseError> {
         if text.len() != CELLS {
             return Err(length_error(text));
         }
         let text: &[u8; CELLS] = text.try_into().expect("81 bytes");
-        match cells_of(text) {
-            Some(cells) => Ok(Grid { cells }),
+        match grid_of(text) {
+            Some(grid) => Ok(grid),
             // The slow walk only runs to name the bad byte.
             None => {
                 let position = text
@@ -529,7 +543,8 @@ mod tests {
     }
 
     /// Every byte value at every position, against a one-byte-at-a-time reading of the rule:
-    /// the vector parse handles its 16-byte chunks and its last byte alike.
+    /// the vector parse handles its 16-byte chunks and its last byte alike, in `parse` and in
+    /// the per-record loop's `parse_cells`.
     #[test]
     fn parse_agrees_with_the_rule_for_every_byte_at_every_position() {
         let base =
@@ -551,6 +566,11 @@ mod tests {
                         byte,
                     }),
                 };
+                assert_eq!(
+                    Grid::parse_cells(&text).map(|g| g.cells),
+                    expected.ok(),
+                    "byte {byte} at {position}, the per-record loop's parse"
+                );
                 assert_eq!(
                     Grid::parse(&text).map(|g| g.cells),
                     expected,

@@ -381,6 +381,15 @@ impl<'a> Record<'a> {
     }
 }
 
+/// [`Record::answer_into`] of a record that is `puzzle` alone (no solution text).
+#[inline(always)]
+pub(crate) fn answer_puzzle_into(puzzle: &Grid, task: Task, outcome: &mut Outcome) {
+    match task {
+        Task::Solve { lexmin: false } => solve_into(puzzle, outcome),
+        _ => *outcome = answer_out_of_line(task, puzzle, None),
+    }
+}
+
 /// `solve` of `puzzle` into `outcome`. A found solution fills every cell, so a grid already
 /// there is written over as it is.
 #[inline(always)]
