@@ -26,11 +26,12 @@ pub const UNITS: [[u8; 9]; 27] = {
 
 /// A 9x9 grid; `0` marks a blank cell.
 ///
-/// Aligned to 16 bytes (96 in all, the last 15 padding) so that the parse (six 16-byte stores,
-/// the last holding cell 80 and the padding), the compiler's copies of a record, the solver's
-/// reading of the givens and its writing of a solution use the same 16-byte pieces: a load that spans pieces stored
-/// separately cannot take its bytes from stores still in flight and waits for them (measured:
-/// the alignment alone took the whole process to 0.97 of its time on a file of easy puzzles).
+/// Aligned to 16 bytes (96 in all, the last 15 padding) so that, on x86-64, the parse (six
+/// 16-byte stores, the last holding cell 80 and the padding), the compiler's copies of a
+/// record, the solver's reading of the givens and its writing of a solution use the same
+/// 16-byte pieces: a load that spans pieces stored separately cannot take its bytes from stores
+/// still in flight and waits for them (measured: the alignment alone took the whole process to
+/// 0.97 of its time on a file of easy puzzles).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(C, align(16))]
 pub struct Grid {
@@ -132,9 +133,8 @@ pub struct Clash {
 /// something else. Every record of a run passes through here, so on x86-64 it takes the first
 /// 80 bytes sixteen at a time with SSE2 (part of the x86-64 baseline, so no run-time check),
 /// and stores the grid as six aligned 16-byte pieces, the last (cell 80 and the padding) in one
-/// store too: the copies of the record that follow load those pieces, and a load that spans a
-/// one-byte store in flight waits for it (measured: about 3% of the whole process's time on a
-/// file of easy puzzles, most of the parse's share).
+/// store too: what reads the grid next loads those pieces, and a load that spans a one-byte
+/// store in flight waits for it (docs/benchmarks.md, "The record's tag").
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 fn grid_of(text: &[u8; CELLS]) -> Option<Grid> {
@@ -339,9 +339,9 @@ impl Grid {
 
     /// [`Grid::parse`] of exactly 81 bytes, `None` where it would be an error: the per-record
     /// loop's parse of a bare puzzle line, inlined there so that the grid is stored where the
-    /// record holds it, not returned and copied.
+    /// loop answers it, not returned and copied.
     #[inline(always)]
-    pub(crate) fn parse_cells(text: &[u8; CELLS]) -> Option<Grid> {
+    pub(crate) fn parse_exact(text: &[u8; CELLS]) -> Option<Grid> {
         grid_of(text)
     }
 
@@ -544,7 +544,7 @@ mod tests {
 
     /// Every byte value at every position, against a one-byte-at-a-time reading of the rule:
     /// the vector parse handles its 16-byte chunks and its last byte alike, in `parse` and in
-    /// the per-record loop's `parse_cells`.
+    /// the per-record loop's `parse_exact`.
     #[test]
     fn parse_agrees_with_the_rule_for_every_byte_at_every_position() {
         let base =
@@ -567,7 +567,7 @@ mod tests {
                     }),
                 };
                 assert_eq!(
-                    Grid::parse_cells(&text).map(|g| g.cells),
+                    Grid::parse_exact(&text).map(|g| g.cells),
                     expected.ok(),
                     "byte {byte} at {position}, the per-record loop's parse"
                 );

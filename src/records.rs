@@ -19,6 +19,7 @@ pub(crate) trait RecordReader {
     fn next_record(&mut self) -> Option<Record<'_>>;
     /// The next record's grid if the record is a bare puzzle and nothing else (a line of 81
     /// cells), else `None`, having read nothing: [`answer_records`] then asks `next_record`.
+    /// After `Some`, `line` and `as_read` are of that record, as after `next_record`.
     /// The common record of the commonest format, answered without building a [`Record`]: the
     /// fast path and `next_record` returning records into one place made the compiler copy
     /// each record out of it, its tag written in eight bytes and read back in sixteen, which a

@@ -76,9 +76,7 @@ impl RecordReader for LineReader<'_> {
 
     // Bare lines too, for the readers of records alone (`bench`, `grade --explain`).
     fn next_record(&mut self) -> Option<Record<'_>> {
-        if let Some((line, grid)) = self.lines.next_bare_puzzle() {
-            self.line_no += 1;
-            self.line = line;
+        if let Some(grid) = self.next_bare_puzzle() {
             return Some(Record::new(Ok(grid)));
         }
         self.next_line_record()

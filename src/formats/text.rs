@@ -100,8 +100,8 @@ impl<'a> Lines<'a> {
             b'\r' => CELLS + 1 + usize::from(rest.get(CELLS + 1) == Some(&b'\n')),
             _ => return None,
         };
-        let line: &'a [u8; CELLS] = rest[..CELLS].try_into().ok()?;
-        let grid = Grid::parse_cells(line)?;
+        let line: &'a [u8; CELLS] = rest.first_chunk().expect("82 bytes or more, tested above");
+        let grid = Grid::parse_exact(line)?;
         self.pos += end;
         Some((line, grid))
     }
