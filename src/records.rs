@@ -151,7 +151,7 @@ where
             return;
         }
         if let Some(puzzle) = reader.next_bare_puzzle() {
-            answer_puzzle_into(&puzzle, task, &mut outcome);
+            answer_puzzle_into(&puzzle, None, task, &mut outcome);
         } else if let Some(record) = reader.next_record() {
             record.answer_into(task, &mut outcome);
         } else {

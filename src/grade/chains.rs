@@ -1047,15 +1047,14 @@ fn assumption_closure(
 /// count of cells placed, including a round whose placements met the contradiction (not one
 /// whose singles' pass found it).
 fn close(t: &mut State, todo: &mut Todo, dead: &[u128; 9], buf: &mut Steps) -> Result<u32, u32> {
-    match close_with(t, todo, dead, buf, TRIAL_PATTERNS) {
-        Ok(f) => Ok(f.placed),
-        Err(f) => Err(f.placed),
-    }
+    close_with(t, todo, dead, buf, TRIAL_PATTERNS)
+        .map(|f| f.placed)
+        .map_err(|f| f.placed)
 }
 
 /// What a closure did: the cells it placed, and the highest score of a step it took that was not
 /// a single (0 if none).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 struct Followed {
     placed: u32,
     hardest: u8,
@@ -1069,10 +1068,7 @@ fn close_with(
     buf: &mut Steps,
     rungs: &[Rung],
 ) -> Result<Followed, Followed> {
-    let mut f = Followed {
-        placed: 0,
-        hardest: 0,
-    };
+    let mut f = Followed::default();
     // A solved board is sound (`place` refuses a digit its units hold); any other is checked
     // by the singles' pass, so a round's board is checked before the patterns look at it.
     while !t.solved() {
@@ -1241,10 +1237,7 @@ pub(super) fn nested_trial(s: &State, solution: &[u128; 9], out: &mut Steps) {
         let follow = |c: usize, d: usize| {
             let mut t = *s;
             let f = match t.place(c, d) {
-                Err(_) => Followed {
-                    placed: 0,
-                    hardest: 0,
-                },
+                Err(_) => Followed::default(),
                 Ok(()) => {
                     close_with(&mut t, &mut Todo::everywhere(), &[0; 9], &mut buf, rungs).err()?
                 }
@@ -1613,12 +1606,8 @@ mod tests {
             let mut buf = Steps::new();
             let mut follow = |rungs: &[Rung], c: usize, d: usize| {
                 let mut t = s;
-                let none = Followed {
-                    placed: 0,
-                    hardest: 0,
-                };
                 match t.place(c, d) {
-                    Err(_) => Err(none),
+                    Err(_) => Err(Followed::default()),
                     Ok(()) => close_with(&mut t, &mut Todo::everywhere(), &[0; 9], &mut buf, rungs),
                 }
             };

@@ -373,20 +373,24 @@ impl<'a> Record<'a> {
     /// `solve` writes each solution over the last one's (no grid cleared, none copied).
     #[inline(always)] // into the per-record loop: a call costs a record more than it saves
     pub(crate) fn answer_into(&self, task: Task, outcome: &mut Outcome) {
-        match (&self.puzzle, task) {
-            (Ok(puzzle), Task::Solve { lexmin: false }) => solve_into(puzzle, outcome),
-            (Ok(puzzle), _) => *outcome = answer_out_of_line(task, puzzle, self.solution),
-            (Err(invalid), _) => *outcome = Outcome::Invalid(*invalid),
+        match &self.puzzle {
+            Ok(puzzle) => answer_puzzle_into(puzzle, self.solution, task, outcome),
+            Err(invalid) => *outcome = Outcome::Invalid(*invalid),
         }
     }
 }
 
-/// [`Record::answer_into`] of a record that is `puzzle` alone (no solution text).
+/// [`Record::answer_into`] of a parsed puzzle and the solution text its record carries, if any.
 #[inline(always)]
-pub(crate) fn answer_puzzle_into(puzzle: &Grid, task: Task, outcome: &mut Outcome) {
+pub(crate) fn answer_puzzle_into(
+    puzzle: &Grid,
+    solution: Option<&[u8]>,
+    task: Task,
+    outcome: &mut Outcome,
+) {
     match task {
         Task::Solve { lexmin: false } => solve_into(puzzle, outcome),
-        _ => *outcome = answer_out_of_line(task, puzzle, None),
+        _ => *outcome = answer_out_of_line(task, puzzle, solution),
     }
 }
 
