@@ -87,6 +87,13 @@ pub fn remove_temporary_files() {
     batch::output::remove_temporary_files();
 }
 
+/// Whether this process has renamed an output file into place (its last step, after which the
+/// output is whole), for a front end's signal handler: a run stopped after that has left its
+/// output, and must not say it wrote none. Waits while a rename is under way. Async-signal-safe.
+pub fn output_committed() -> bool {
+    batch::output::output_committed()
+}
+
 /// Writes `bytes` to `path` atomically, as a batch run writes its output: under a temporary
 /// name beside it, renamed into place once complete, so a full disk or a killed process never
 /// leaves a truncated file in place of the old one. A device or pipe, or a file that is already

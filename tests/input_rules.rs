@@ -292,6 +292,50 @@ fn csv_rows_that_start_with_a_hash_are_records() {
     assert!(text(&out.stderr).contains("<stdin>:5: invalid: "));
 }
 
+#[test]
+fn a_quoted_empty_csv_field_or_a_lone_quote_is_a_record_not_a_blank_line() {
+    // pandas writes a missing value as `""` when it quotes every field: such a row is a record
+    // with an empty puzzle, answered in its place; a row of spaces alone is a blank line.
+    let p = puzzles(2);
+    for (header, tail) in [("puzzle\n", ""), ("quizzes,solutions\n", ",")] {
+        let csv = format!(
+            "{header}{}{tail}\n\"\"\n   \n\"   \"\n\"\n{}{tail}\n",
+            p[0], p[1]
+        );
+        let out = bin()
+            .args(["solve", "-"])
+            .write_stdin(csv.clone())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{csv}");
+        let stdout = text(&out.stdout);
+        let rows: Vec<&str> = stdout.lines().collect();
+        assert_eq!(rows.len(), 6, "a header and five records: {stdout}");
+        assert!(
+            rows[1].ends_with(",solved") && rows[5].ends_with(",solved"),
+            "{stdout}"
+        );
+        for row in &rows[2..4] {
+            assert!(
+                row.contains("invalid: expected 81 cells, found 0"),
+                "{stdout}"
+            );
+        }
+        assert!(rows[4].contains("invalid: unterminated quote"), "{stdout}");
+        let stderr = text(&out.stderr);
+        for line in [3, 5, 6] {
+            assert!(
+                stderr.contains(&format!("<stdin>:{line}: invalid: ")),
+                "{stderr}"
+            );
+        }
+        assert!(
+            !stderr.contains("<stdin>:4:"),
+            "the line of spaces is blank: {stderr}"
+        );
+    }
+}
+
 /// Waits for `child` to end by itself (it is given no input and its stdin stays open).
 fn ends_without_input(mut child: Child) -> (i32, String) {
     for _ in 0..200 {

@@ -82,6 +82,71 @@ fn a_signal_mid_run_leaves_no_file_and_exits_128_plus_n() {
     }
 }
 
+/// A signal that comes as a run ends finds its output either not yet in place (the old file is
+/// untouched) or in place and whole, and says which: runs stopped at times spread around a run's
+/// length, so that some land before, some after and, now and then, some at the rename.
+#[test]
+fn a_signal_at_the_end_of_a_run_says_whether_the_output_is_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    let status = bin()
+        .args(["generate", "-n", "20000", "--seed", "3", "-o"])
+        .arg(&input)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = dir.path().join("out.txt");
+    let solve = || {
+        let mut c = bin();
+        c.args(["solve", "-q", "-j", "2"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&out)
+            .stderr(Stdio::piped());
+        c
+    };
+    let started = std::time::Instant::now();
+    assert!(solve().status().unwrap().success());
+    let length = started.elapsed();
+    let whole = std::fs::read(&out).unwrap();
+    let (mut before, mut after) = (0, 0);
+    for i in 0..40u32 {
+        std::fs::write(&out, "previous\n").unwrap();
+        let child = solve().spawn().unwrap();
+        std::thread::sleep(length * (60 + 2 * i) / 100);
+        // SAFETY: kill(2) on our own child's pid (it may have exited: then nothing is sent).
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let done = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&done.stderr);
+        let now = std::fs::read(&out).unwrap();
+        match done.status.code() {
+            Some(0) => assert_eq!(now, whole, "run {i}: a finished run's output"),
+            Some(130) if now == b"previous\n" => {
+                assert!(
+                    err.ends_with("stopped by SIGINT; no output was written\n"),
+                    "{err}"
+                );
+                before += 1;
+            }
+            Some(130) => {
+                assert_eq!(now, whole, "run {i}: an output in place is whole");
+                assert!(
+                    err.ends_with("stopped by SIGINT; the output was already complete\n"),
+                    "run {i}: the old output was replaced, so the message must say so: {err}"
+                );
+                after += 1;
+            }
+            code => panic!("run {i}: exit {code:?}: {err}"),
+        }
+        assert_eq!(
+            entries(dir.path()).len(),
+            2,
+            "run {i}: files left beside the output"
+        );
+    }
+    eprintln!("stopped before the rename {before}, after it {after}");
+}
+
 /// Waits (up to a minute) until the pipe whose read end is `reader` holds as many bytes as it can:
 /// all it can, or all but less than a page and no more for 200 ms (the writer's last write may
 /// not fit in what is left, and then blocks whole).

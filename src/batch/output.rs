@@ -146,13 +146,13 @@ impl AtomicFile {
         self.file.sync_all()?;
         match self.named.take() {
             Some(named) => {
-                std::fs::rename(named.path(), &self.dest)?;
+                commit::rename(named.path(), &self.dest)?;
                 named.forget();
             }
             None => {
                 let temp = Registered::new(temporary_name(&self.dir));
                 link_unnamed(&self.file, temp.path())?;
-                std::fs::rename(temp.path(), &self.dest)?;
+                commit::rename(temp.path(), &self.dest)?;
                 temp.forget();
             }
         }
@@ -515,6 +515,86 @@ mod registry {
             }
         }
     }
+}
+
+/// Whether an output has been renamed into place, for a signal handler that must say whether the
+/// run left its output: the rename is the one moment a run's output appears, and a handler that
+/// runs during it waits for its result.
+mod commit {
+    use std::io;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    const NONE: u8 = 0;
+    const RENAMING: u8 = 1;
+    const RENAMED: u8 = 2;
+    static STATE: AtomicU8 = AtomicU8::new(NONE);
+
+    /// Renames `from` to `to`, noting the rename under way and its result. The signals a front end
+    /// stops on are blocked in this thread meanwhile: a handler then runs in another thread (and
+    /// waits here) or, with none left to take it, once the rename is over.
+    pub fn rename(from: &Path, to: &Path) -> io::Result<()> {
+        let _blocked = Blocked::stop_signals();
+        STATE.store(RENAMING, Ordering::SeqCst);
+        let renamed = std::fs::rename(from, to);
+        let now = if renamed.is_ok() { RENAMED } else { NONE };
+        STATE.store(now, Ordering::SeqCst);
+        renamed
+    }
+
+    /// Whether an output was renamed into place; waits while a rename is under way.
+    /// Async-signal-safe: atomic loads only.
+    pub fn done() -> bool {
+        loop {
+            match STATE.load(Ordering::SeqCst) {
+                RENAMING => std::hint::spin_loop(),
+                state => return state == RENAMED,
+            }
+        }
+    }
+
+    /// SIGINT, SIGTERM and SIGHUP blocked in this thread until dropped.
+    struct Blocked {
+        #[cfg(unix)]
+        old: libc::sigset_t,
+    }
+
+    impl Blocked {
+        fn stop_signals() -> Blocked {
+            #[cfg(unix)]
+            // SAFETY: the sets are initialised by sigemptyset/sigaddset before use, and
+            // pthread_sigmask only changes this thread's mask.
+            unsafe {
+                let mut set: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut set);
+                for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                    libc::sigaddset(&mut set, signal);
+                }
+                let mut old: libc::sigset_t = std::mem::zeroed();
+                libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+                Blocked { old }
+            }
+            #[cfg(not(unix))]
+            Blocked {}
+        }
+    }
+
+    impl Drop for Blocked {
+        fn drop(&mut self) {
+            #[cfg(unix)]
+            // SAFETY: restores the mask saved by `stop_signals`.
+            unsafe {
+                libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+/// Whether an output file of this process has been renamed into place: a signal that stops the
+/// run after that leaves the whole output. Waits while a rename is under way, so the answer is
+/// the rename's. Async-signal-safe: a front end calls it from its SIGINT/SIGTERM/SIGHUP handler.
+pub fn output_committed() -> bool {
+    commit::done()
 }
 
 /// Removes the named temporary files of the outputs being written. Async-signal-safe: a front

@@ -1,5 +1,6 @@
 //! SIGINT, SIGTERM and SIGHUP end a run with a message, the exit code shells expect (128 + the
-//! signal) and no output left behind; SIGBUS, which a mapped input that shrinks under the run
+//! signal) and no output left behind (or, when the signal comes after the output file took its
+//! name, the whole output, and a message that says so); SIGBUS, which a mapped input that shrinks under the run
 //! raises, ends it with a message and exit 2 instead of a signal death; SIGXFSZ (a file-size
 //! limit) is ignored, so the write fails and is reported like any write error.
 //!
@@ -39,6 +40,18 @@ pub fn output_is_stream(stream: bool) {
     OUTPUT_IS_STREAM.store(stream, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// What a stopped run leaves where its answers go.
+#[cfg(unix)]
+#[derive(Clone, Copy)]
+enum Output {
+    /// A file that never took its name: nothing.
+    None,
+    /// A stream: what was written so far.
+    Incomplete,
+    /// A file renamed into place before the signal came: all of it.
+    Whole,
+}
+
 #[cfg(unix)]
 extern "C" fn on_signal(signal: libc::c_int) {
     sudoku_batch::remove_temporary_files();
@@ -66,13 +79,30 @@ extern "C" fn on_signal(signal: libc::c_int) {
                 .as_bytes()
             };
         }
-        let message: &[u8] = match (signal, stream) {
-            (libc::SIGINT, false) => stopped!("SIGINT", "no output was written"),
-            (libc::SIGINT, true) => stopped!("SIGINT", "the output written so far is incomplete"),
-            (libc::SIGTERM, false) => stopped!("SIGTERM", "no output was written"),
-            (libc::SIGTERM, true) => stopped!("SIGTERM", "the output written so far is incomplete"),
-            (_, false) => stopped!("SIGHUP", "no output was written"),
-            (_, true) => stopped!("SIGHUP", "the output written so far is incomplete"),
+        // A stop just after the output file took its name leaves it whole: say so.
+        let output = match stream {
+            true => Output::Incomplete,
+            false if sudoku_batch::output_committed() => Output::Whole,
+            false => Output::None,
+        };
+        let message: &[u8] = match (signal, output) {
+            (libc::SIGINT, Output::None) => stopped!("SIGINT", "no output was written"),
+            (libc::SIGINT, Output::Incomplete) => {
+                stopped!("SIGINT", "the output written so far is incomplete")
+            }
+            (libc::SIGINT, Output::Whole) => stopped!("SIGINT", "the output was already complete"),
+            (libc::SIGTERM, Output::None) => stopped!("SIGTERM", "no output was written"),
+            (libc::SIGTERM, Output::Incomplete) => {
+                stopped!("SIGTERM", "the output written so far is incomplete")
+            }
+            (libc::SIGTERM, Output::Whole) => {
+                stopped!("SIGTERM", "the output was already complete")
+            }
+            (_, Output::None) => stopped!("SIGHUP", "no output was written"),
+            (_, Output::Incomplete) => {
+                stopped!("SIGHUP", "the output written so far is incomplete")
+            }
+            (_, Output::Whole) => stopped!("SIGHUP", "the output was already complete"),
         };
         // SAFETY: write(2) on stderr with a static buffer is async-signal-safe.
         unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };

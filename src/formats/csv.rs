@@ -495,7 +495,8 @@ impl CsvReader<'_> {
                 (self.pos, self.index, self.walk) = (0, 0, RowWalk::new(delimiter));
             }
             let segment = self.segment.as_ref().expect("a segment is being read");
-            let mut input = &segment.bytes[self.pos..];
+            let start = self.pos;
+            let mut input = &segment.bytes[start..];
             let Some(row) = self.core.next(&mut input) else {
                 self.segment = None;
                 continue;
@@ -504,8 +505,13 @@ impl CsvReader<'_> {
             self.row = row;
             self.index += 1;
             let rec = self.core.fields(row);
-            if rec.len() == 1 && rec.get(0).unwrap_or_default().trim_ascii().is_empty() {
-                return Some(None); // a blank line: not a record
+            // A blank line (spaces at most) is not a record; a quoted empty field (`""`, as
+            // pandas quotes a missing value) or a lone quote is one.
+            if rec.len() == 1
+                && rec.get(0).unwrap_or_default().trim_ascii().is_empty()
+                && !segment.bytes[start..self.pos].contains(&b'"')
+            {
+                return Some(None);
             }
             let is_last = || input.iter().all(|&b| b == b'\n' || b == b'\r');
             return Some(Some(segment.last_unterminated && is_last()));
