@@ -87,11 +87,13 @@ pub fn remove_temporary_files() {
     batch::output::remove_temporary_files();
 }
 
-/// Whether this process has renamed an output file into place (its last step, after which the
-/// output is whole), for a front end's signal handler: a run stopped after that has left its
-/// output, and must not say it wrote none. Waits while a rename is under way. Async-signal-safe.
-pub fn output_committed() -> bool {
-    batch::output::output_committed()
+/// For a front end's SIGINT/SIGTERM/SIGHUP handler, about to end the process: from now on no
+/// output file is renamed into place, and whether the run's output already was (`Some(true)`: it
+/// is whole), was not (`Some(false)`: an old file is untouched), or is still being renamed after
+/// about five seconds (`None`). One output file per process, as a CLI run has. Async-signal-safe.
+#[cfg(unix)]
+pub fn stop_output() -> Option<bool> {
+    batch::output::stop_output()
 }
 
 /// Writes `bytes` to `path` atomically, as a batch run writes its output: under a temporary

@@ -144,15 +144,31 @@ impl AtomicFile {
         // On disk before it has a name: a crash right after a "successful" run cannot leave an
         // empty or partial file under the final name.
         self.file.sync_all()?;
+        // From here to the rename's end a signal handler's verdict waits for the rename's (see
+        // `commit`); the temporary name is made first, so that a handler removes it.
         match self.named.take() {
             Some(named) => {
-                commit::rename(named.path(), &self.dest)?;
+                let Some(committing) = commit::begin() else {
+                    commit::wait_for_exit()
+                };
+                let renamed = std::fs::rename(named.path(), &self.dest);
+                committing.end(renamed.is_ok());
+                renamed?;
                 named.forget();
             }
             None => {
                 let temp = Registered::new(temporary_name(&self.dir));
-                link_unnamed(&self.file, temp.path())?;
-                commit::rename(temp.path(), &self.dest)?;
+                let Some(committing) = commit::begin() else {
+                    commit::wait_for_exit()
+                };
+                let renamed = link_unnamed(&self.file, temp.path())
+                    .and_then(|()| std::fs::rename(temp.path(), &self.dest));
+                if renamed.is_err() {
+                    drop(temp); // unlinked before the handler may say nothing was written
+                    committing.end(false);
+                    return renamed;
+                }
+                committing.end(true);
                 temp.forget();
             }
         }
@@ -517,40 +533,79 @@ mod registry {
     }
 }
 
-/// Whether an output has been renamed into place, for a signal handler that must say whether the
-/// run left its output: the rename is the one moment a run's output appears, and a handler that
-/// runs during it waits for its result.
+/// Whether the run's output has been renamed into place, for a signal handler that must say
+/// whether the run left its output. The rename is the one moment a run's output appears; a
+/// handler and the rename each claim the moment, so the handler's verdict is the rename's.
 mod commit {
-    use std::io;
-    use std::path::Path;
     use std::sync::atomic::{AtomicU8, Ordering};
+    use std::time::Duration;
 
     const NONE: u8 = 0;
     const RENAMING: u8 = 1;
     const RENAMED: u8 = 2;
+    /// A handler is ending the process: no rename may start.
+    const STOPPING: u8 = 3;
     static STATE: AtomicU8 = AtomicU8::new(NONE);
 
-    /// Renames `from` to `to`, noting the rename under way and its result. The signals a front end
-    /// stops on are blocked in this thread meanwhile: a handler then runs in another thread (and
-    /// waits here) or, with none left to take it, once the rename is over.
-    pub fn rename(from: &Path, to: &Path) -> io::Result<()> {
-        let _blocked = Blocked::stop_signals();
-        STATE.store(RENAMING, Ordering::SeqCst);
-        let renamed = std::fs::rename(from, to);
-        let now = if renamed.is_ok() { RENAMED } else { NONE };
-        STATE.store(now, Ordering::SeqCst);
-        renamed
+    /// A rename under way, with the signals a front end stops on blocked in its thread (a handler
+    /// then runs in another thread, or once the rename is over).
+    pub struct Committing {
+        _blocked: Blocked,
     }
 
-    /// Whether an output was renamed into place; waits while a rename is under way.
-    /// Async-signal-safe: atomic loads only.
-    pub fn done() -> bool {
+    /// Claims the moment for a rename; `None` when a handler is ending the process.
+    pub fn begin() -> Option<Committing> {
+        let blocked = Blocked::stop_signals();
         loop {
-            match STATE.load(Ordering::SeqCst) {
-                RENAMING => std::hint::spin_loop(),
-                state => return state == RENAMED,
+            let now = STATE.load(Ordering::SeqCst);
+            if now == STOPPING {
+                return None;
+            }
+            if STATE
+                .compare_exchange(now, RENAMING, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                return Some(Committing { _blocked: blocked });
             }
         }
+    }
+
+    impl Committing {
+        /// The rename is over: `renamed`, or it failed and nothing took the output's name.
+        pub fn end(self, renamed: bool) {
+            let now = if renamed { RENAMED } else { NONE };
+            STATE.store(now, Ordering::SeqCst);
+        }
+    }
+
+    /// A handler is ending the process: the rename must not start; its `_exit` comes soon.
+    pub fn wait_for_exit() -> ! {
+        loop {
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    }
+
+    /// For a handler about to end the process: no rename starts from now on, and whether the
+    /// output was renamed into place (`Some(true)`), was not (`Some(false)`), or is still being
+    /// renamed after about five seconds (`None`: a stalled network file system; the file is then
+    /// the old or the new one, whole). Async-signal-safe: atomic operations and `nanosleep`.
+    #[cfg(unix)]
+    pub fn stop() -> Option<bool> {
+        for _ in 0..5000 {
+            match STATE.compare_exchange(NONE, STOPPING, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(_) | Err(STOPPING) => return Some(false),
+                Err(RENAMED) => return Some(true),
+                Err(_) => {
+                    let pause = libc::timespec {
+                        tv_sec: 0,
+                        tv_nsec: 1_000_000,
+                    };
+                    // SAFETY: nanosleep is async-signal-safe; `pause` is a valid timespec.
+                    unsafe { libc::nanosleep(&pause, std::ptr::null_mut()) };
+                }
+            }
+        }
+        None
     }
 
     /// SIGINT, SIGTERM and SIGHUP blocked in this thread until dropped.
@@ -590,11 +645,13 @@ mod commit {
     }
 }
 
-/// Whether an output file of this process has been renamed into place: a signal that stops the
-/// run after that leaves the whole output. Waits while a rename is under way, so the answer is
-/// the rename's. Async-signal-safe: a front end calls it from its SIGINT/SIGTERM/SIGHUP handler.
-pub fn output_committed() -> bool {
-    commit::done()
+/// For a SIGINT/SIGTERM/SIGHUP handler about to end the process (one output file per process, as
+/// a CLI run has): from now on no output is renamed into place, and whether the output already
+/// was (`Some(true)`: it is whole), was not (`Some(false)`: the old file is untouched), or is
+/// still being renamed after about five seconds (`None`). Async-signal-safe.
+#[cfg(unix)]
+pub fn stop_output() -> Option<bool> {
+    commit::stop()
 }
 
 /// Removes the named temporary files of the outputs being written. Async-signal-safe: a front

@@ -1,8 +1,9 @@
 //! SIGINT, SIGTERM and SIGHUP end a run with a message, the exit code shells expect (128 + the
 //! signal) and no output left behind (or, when the signal comes after the output file took its
-//! name, the whole output, and a message that says so); SIGBUS, which a mapped input that shrinks under the run
-//! raises, ends it with a message and exit 2 instead of a signal death; SIGXFSZ (a file-size
-//! limit) is ignored, so the write fails and is reported like any write error.
+//! name, the whole output, and a message that says so); SIGBUS, which a mapped input that
+//! shrinks under the run raises, ends it with a message and exit 2 instead of a signal death;
+//! SIGXFSZ (a file-size limit) is ignored, so the write fails and is reported like any write
+//! error.
 //!
 //! Unnamed output files (Linux) vanish with the process by themselves; the handler removes the
 //! named temporary files of other systems through the engine's async-signal-safe
@@ -21,7 +22,8 @@ pub fn install() {
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            // Every signal blocked while the handler runs: a second one cannot enter it again.
+            // Every signal blocked while the handler runs: a second one cannot enter it again in this
+            // thread (`ENTERED` keeps other threads out).
             libc::sigfillset(&mut action.sa_mask);
             libc::sigaction(signal, &action, std::ptr::null_mut());
         }
@@ -40,23 +42,29 @@ pub fn output_is_stream(stream: bool) {
     OUTPUT_IS_STREAM.store(stream, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// What a stopped run leaves where its answers go.
+/// Set by the first handler to run: a second signal, taken by another thread, waits for its
+/// exit rather than writing a second message.
 #[cfg(unix)]
-#[derive(Clone, Copy)]
-enum Output {
-    /// A file that never took its name: nothing.
-    None,
-    /// A stream: what was written so far.
-    Incomplete,
-    /// A file renamed into place before the signal came: all of it.
-    Whole,
-}
+static ENTERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 #[cfg(unix)]
 extern "C" fn on_signal(signal: libc::c_int) {
+    if ENTERED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        loop {
+            let pause = libc::timespec {
+                tv_sec: 1,
+                tv_nsec: 0,
+            };
+            // SAFETY: nanosleep is async-signal-safe; the first handler's _exit ends this.
+            unsafe { libc::nanosleep(&pause, std::ptr::null_mut()) };
+        }
+    }
+    // No output takes its name from now on; whether it already had, first.
+    let left = sudoku_batch::stop_output();
     sudoku_batch::remove_temporary_files();
+    let stream = OUTPUT_IS_STREAM.load(std::sync::atomic::Ordering::Relaxed);
     let code = if signal == libc::SIGBUS {
-        let message: &[u8] = if OUTPUT_IS_STREAM.load(std::sync::atomic::Ordering::Relaxed) {
+        let message: &[u8] = if stream {
             b"sudoku-batch: error: the input file changed (shrank?) while it was read; the answers written so far are incomplete\n"
         } else {
             b"sudoku-batch: error: the input file changed (shrank?) while it was read; no output was written\n"
@@ -65,47 +73,36 @@ extern "C" fn on_signal(signal: libc::c_int) {
         unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
         2
     } else {
-        // One write of a whole line: nothing else on stderr can land inside it.
-        let stream = OUTPUT_IS_STREAM.load(std::sync::atomic::Ordering::Relaxed);
-        macro_rules! stopped {
-            ($signal:literal, $output:literal) => {
-                concat!(
-                    "sudoku-batch: error: stopped by ",
-                    $signal,
-                    "; ",
-                    $output,
-                    "\n"
-                )
-                .as_bytes()
-            };
+        let name: &[u8] = match signal {
+            libc::SIGINT => b"SIGINT",
+            libc::SIGTERM => b"SIGTERM",
+            _ => b"SIGHUP",
+        };
+        let output: &[u8] = match (stream, left) {
+            (true, _) => b"the output written so far is incomplete",
+            (false, Some(false)) => b"no output was written",
+            // The signal came after the output file took its name.
+            (false, Some(true)) => b"the output was already complete",
+            (false, None) => {
+                b"the output is the old file or the new, complete one (its rename had not ended)"
+            }
+        };
+        // One write of a whole line, assembled on the stack: nothing else on stderr can land
+        // inside it.
+        let mut line = [0u8; 192];
+        let mut len = 0;
+        for piece in [
+            b"sudoku-batch: error: stopped by " as &[u8],
+            name,
+            b"; ",
+            output,
+            b"\n",
+        ] {
+            line[len..len + piece.len()].copy_from_slice(piece);
+            len += piece.len();
         }
-        // A stop just after the output file took its name leaves it whole: say so.
-        let output = match stream {
-            true => Output::Incomplete,
-            false if sudoku_batch::output_committed() => Output::Whole,
-            false => Output::None,
-        };
-        let message: &[u8] = match (signal, output) {
-            (libc::SIGINT, Output::None) => stopped!("SIGINT", "no output was written"),
-            (libc::SIGINT, Output::Incomplete) => {
-                stopped!("SIGINT", "the output written so far is incomplete")
-            }
-            (libc::SIGINT, Output::Whole) => stopped!("SIGINT", "the output was already complete"),
-            (libc::SIGTERM, Output::None) => stopped!("SIGTERM", "no output was written"),
-            (libc::SIGTERM, Output::Incomplete) => {
-                stopped!("SIGTERM", "the output written so far is incomplete")
-            }
-            (libc::SIGTERM, Output::Whole) => {
-                stopped!("SIGTERM", "the output was already complete")
-            }
-            (_, Output::None) => stopped!("SIGHUP", "no output was written"),
-            (_, Output::Incomplete) => {
-                stopped!("SIGHUP", "the output written so far is incomplete")
-            }
-            (_, Output::Whole) => stopped!("SIGHUP", "the output was already complete"),
-        };
-        // SAFETY: write(2) on stderr with a static buffer is async-signal-safe.
-        unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
+        // SAFETY: write(2) on stderr with a stack buffer is async-signal-safe.
+        unsafe { libc::write(2, line.as_ptr().cast(), len) };
         128 + signal
     };
     // SAFETY: _exit is async-signal-safe; nothing else runs after it.
