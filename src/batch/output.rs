@@ -152,8 +152,12 @@ impl AtomicFile {
                     commit::wait_for_exit()
                 };
                 let renamed = std::fs::rename(named.path(), &self.dest);
-                committing.end(renamed.is_ok());
-                renamed?;
+                if renamed.is_err() {
+                    drop(named); // removed before the handler may say nothing was written
+                    committing.end(false);
+                    return renamed;
+                }
+                committing.end(true);
                 named.forget();
             }
             None => {
@@ -596,10 +600,9 @@ mod commit {
                 Ok(_) | Err(STOPPING) => return Some(false),
                 Err(RENAMED) => return Some(true),
                 Err(_) => {
-                    let pause = libc::timespec {
-                        tv_sec: 0,
-                        tv_nsec: 1_000_000,
-                    };
+                    // SAFETY: a zeroed timespec is valid (some targets have private padding).
+                    let mut pause: libc::timespec = unsafe { std::mem::zeroed() };
+                    pause.tv_nsec = 1_000_000;
                     // SAFETY: nanosleep is async-signal-safe; `pause` is a valid timespec.
                     unsafe { libc::nanosleep(&pause, std::ptr::null_mut()) };
                 }
@@ -698,8 +701,9 @@ impl Registered {
 
 impl Drop for Registered {
     fn drop(&mut self) {
-        self.unregister();
+        // The file first: a signal handler in between still finds its name to remove.
         let _ = std::fs::remove_file(&self.path);
+        self.unregister();
     }
 }
 

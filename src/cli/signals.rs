@@ -51,17 +51,19 @@ static ENTERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::n
 extern "C" fn on_signal(signal: libc::c_int) {
     if ENTERED.swap(true, std::sync::atomic::Ordering::SeqCst) {
         loop {
-            let pause = libc::timespec {
-                tv_sec: 1,
-                tv_nsec: 0,
-            };
+            // SAFETY: a zeroed timespec is valid (some targets have private padding fields).
+            let mut pause: libc::timespec = unsafe { std::mem::zeroed() };
+            pause.tv_sec = 1;
             // SAFETY: nanosleep is async-signal-safe; the first handler's _exit ends this.
             unsafe { libc::nanosleep(&pause, std::ptr::null_mut()) };
         }
     }
     // No output takes its name from now on; whether it already had, first.
     let left = sudoku_batch::stop_output();
-    sudoku_batch::remove_temporary_files();
+    if left.is_some() {
+        // (Not while a rename is stuck: the unlink in its directory would wait for it too.)
+        sudoku_batch::remove_temporary_files();
+    }
     let stream = OUTPUT_IS_STREAM.load(std::sync::atomic::Ordering::Relaxed);
     let code = if signal == libc::SIGBUS {
         let message: &[u8] = if stream {
