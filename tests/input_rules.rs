@@ -179,57 +179,113 @@ fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
 fn a_first_record_that_is_a_whole_puzzle_is_answered_while_the_pipe_stays_open() {
     let p = puzzles(2);
     let wait = Duration::from_secs(20); // a deadline for a hung run, not a speed figure
-    for args in [&["solve", "-"][..], &["solve", "--format", "line", "-"]] {
-        let mut child = spawn(args);
+                                        // Each line end: a lone CR is answered at once too, though an LF might still follow it.
+    for end in ["\n", "\r\n", "\r"] {
+        let case = |what: &str| format!("{what}, lines ending {end:?}");
+        for args in [&["solve", "-"][..], &["solve", "--format", "line", "-"]] {
+            let mut child = spawn(args);
+            let answers = lines_of(&mut child);
+            let mut stdin = child.stdin.take().unwrap();
+            for q in &p {
+                write!(stdin, "{q}{end}").unwrap();
+                stdin.flush().unwrap();
+                let answer = answers
+                    .recv_timeout(wait)
+                    .unwrap_or_else(|_| panic!("{}", case("no answer before more input")));
+                assert_eq!(answer.len(), 81, "{answer}");
+            }
+            drop(stdin);
+            assert!(child.wait().unwrap().success());
+        }
+        // A named CSV whose header names the puzzle column.
+        let mut child = spawn(&["solve", "--format", "csv", "-"]);
         let answers = lines_of(&mut child);
         let mut stdin = child.stdin.take().unwrap();
-        for q in &p {
-            writeln!(stdin, "{q}").unwrap();
+        write!(stdin, "id,puzzle{end}").unwrap();
+        for (i, q) in p.iter().enumerate() {
+            write!(stdin, "{i},{q}{end}").unwrap();
             stdin.flush().unwrap();
-            let answer = answers
+            if i == 0 {
+                let header = answers.recv_timeout(wait).expect("the header");
+                assert_eq!(header, "id,puzzle,solution,status");
+            }
+            let row = answers
                 .recv_timeout(wait)
-                .expect("an answer before more input");
-            assert_eq!(answer.len(), 81, "{answer}");
+                .unwrap_or_else(|_| panic!("{}", case("CSV: no answer before more input")));
+            assert!(row.ends_with(",solved"), "{row}");
+        }
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+        // A grid: nine rows and the blank line that ends it.
+        let mut child = spawn(&["solve", "-"]);
+        let answers = lines_of(&mut child);
+        let mut stdin = child.stdin.take().unwrap();
+        for r in 0..9 {
+            write!(stdin, "{}{end}", &p[0][9 * r..9 * r + 9]).unwrap();
+        }
+        write!(stdin, "{end}").unwrap();
+        stdin.flush().unwrap();
+        for _ in 0..9 {
+            let row = answers
+                .recv_timeout(wait)
+                .unwrap_or_else(|_| panic!("{}", case("no grid answer before more input")));
+            assert_eq!(row.len(), 9, "{row}");
         }
         drop(stdin);
         assert!(child.wait().unwrap().success());
     }
-    // A named CSV whose header names the puzzle column.
-    let mut child = spawn(&["solve", "--format", "csv", "-"]);
-    let answers = lines_of(&mut child);
-    let mut stdin = child.stdin.take().unwrap();
-    writeln!(stdin, "id,puzzle").unwrap();
-    for (i, q) in p.iter().enumerate() {
-        writeln!(stdin, "{i},{q}").unwrap();
-        stdin.flush().unwrap();
-        if i == 0 {
-            let header = answers.recv_timeout(wait).expect("the header");
-            assert_eq!(header, "id,puzzle,solution,status");
-        }
-        let row = answers
-            .recv_timeout(wait)
-            .expect("an answer before more input");
-        assert!(row.ends_with(",solved"), "{row}");
+}
+
+#[test]
+fn a_pause_between_the_cr_and_the_lf_of_a_line_end_changes_nothing() {
+    // At a pause a CR at the end is taken as a line end and answered; an LF that then comes is
+    // the rest of that line end, not a line of its own: answers and line numbers stay the same.
+    let p = puzzles(3);
+    let grid = |q: &str| -> String {
+        (0..9)
+            .map(|r| format!("{}\r\n", &q[9 * r..9 * r + 9]))
+            .collect()
+    };
+    let inputs = [
+        (
+            vec!["solve", "-"],
+            format!("{}\r\nbad\r\n{}\r\n", p[0], p[1]),
+            "<stdin>:2: ",
+        ),
+        (
+            vec!["solve", "--format", "csv", "-"],
+            format!("id,puzzle\r\n1,{}\r\n2,bad\r\n3,{}\r\n", p[0], p[1]),
+            "<stdin>:3: ",
+        ),
+        (
+            vec!["solve", "-"],
+            format!(
+                "{}\r\n{}\r\n{}\r\n",
+                grid(&p[0]),
+                &grid(&p[1])[2..],
+                grid(&p[2])
+            ),
+            "<stdin>:11: ",
+        ),
+    ];
+    for (args, input, message) in inputs {
+        // A pause after every CR, its LF still to come.
+        let cuts: Vec<usize> = input.match_indices('\r').map(|(i, _)| i + 1).collect();
+        let at_once = run_paced(&args, input.as_bytes(), &[], Duration::ZERO);
+        let paced = run_paced(&args, input.as_bytes(), &cuts, Duration::from_millis(150));
+        assert_eq!(text(&at_once.0), text(&paced.0), "{args:?}: {}", paced.1);
+        // The messages, not the summary (which gives the time).
+        let messages = |stderr: &str| {
+            stderr
+                .lines()
+                .filter(|l| l.starts_with("<stdin>:"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(messages(&at_once.1), messages(&paced.1), "{args:?}");
+        assert_eq!((at_once.2, paced.2), (1, 1), "{args:?}: {}", paced.1);
+        assert!(paced.1.contains(message), "{args:?}: {}", paced.1);
     }
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
-    // A grid: nine rows and the blank line that ends it.
-    let mut child = spawn(&["solve", "-"]);
-    let answers = lines_of(&mut child);
-    let mut stdin = child.stdin.take().unwrap();
-    for r in 0..9 {
-        writeln!(stdin, "{}", &p[0][9 * r..9 * r + 9]).unwrap();
-    }
-    writeln!(stdin).unwrap();
-    stdin.flush().unwrap();
-    for _ in 0..9 {
-        let row = answers
-            .recv_timeout(wait)
-            .expect("the grid's answer before more input");
-        assert_eq!(row.len(), 9, "{row}");
-    }
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
 }
 
 #[test]

@@ -96,6 +96,9 @@ enum Kind<'a> {
         /// The last read came back short: whoever writes the pipe has paused, so the records
         /// that have come are answered now rather than when a block is full.
         idle: bool,
+        /// The last block was cut at a pause just after a CR, taken as a line end: an LF that
+        /// comes next is the rest of a CRLF and is dropped, so the line ends once, as unpaused.
+        after_cr: bool,
     },
 }
 
@@ -186,6 +189,7 @@ impl<'a> Reader<'a> {
                 carry: Vec::new(),
                 eof: false,
                 idle: false,
+                after_cr: false,
             },
             block_size,
             parts: 1,
@@ -281,6 +285,7 @@ impl<'a> Reader<'a> {
                 carry,
                 eof,
                 idle,
+                ..
             } => {
                 while carry.len() < BOM.len() && !*eof {
                     (*eof, *idle) = fill(inner.as_mut(), carry, READ_PIECE)?;
@@ -364,6 +369,7 @@ impl<'a> Reader<'a> {
                 carry,
                 eof,
                 idle,
+                ..
             } => {
                 let len = loop {
                     let window = &carry[..n.min(carry.len())];
@@ -372,6 +378,16 @@ impl<'a> Reader<'a> {
                     }
                     if window.len() >= n || *eof {
                         break window.len();
+                    }
+                    // At a pause, a CR at the end ends its line (see `boundary_at_pause`); the
+                    // decision is the one a CRLF or a lone CR there would give.
+                    if *idle && carry.last() == Some(&b'\r') {
+                        carry.push(b'\r');
+                        let k = settled(carry);
+                        carry.pop();
+                        if let Some(k) = k.filter(|&k| k <= carry.len()) {
+                            break k;
+                        }
                     }
                     (*eof, *idle) = fill(inner.as_mut(), carry, n - carry.len())?;
                 };
@@ -384,7 +400,11 @@ impl<'a> Reader<'a> {
     pub fn skip(&mut self, n: usize) {
         match &mut self.kind {
             Kind::Mapped { pos, end, .. } => *pos = (*pos + n).min(*end),
-            Kind::Stream { carry, .. } => {
+            Kind::Stream {
+                carry, after_cr, ..
+            } => {
+                // All that has come, up to a CR taken as a line end at a pause: an LF may follow.
+                *after_cr = n >= carry.len() && carry.last() == Some(&b'\r');
                 carry.drain(..n.min(carry.len()));
             }
         }
@@ -436,6 +456,7 @@ impl<'a> Reader<'a> {
                 carry,
                 eof,
                 idle,
+                after_cr,
             } => {
                 let mut block = std::mem::take(buf);
                 block.clear();
@@ -444,8 +465,8 @@ impl<'a> Reader<'a> {
                 loop {
                     while block.len() < want && !*eof {
                         if *idle {
-                            if let Some(cut) = format.last_boundary(&block) {
-                                *idle = false;
+                            if let Some((cut, at_cr)) = boundary_at_pause(format, &mut block) {
+                                (*idle, *after_cr) = (false, at_cr);
                                 carry.extend_from_slice(&block[cut..]);
                                 block.truncate(cut);
                                 return Ok(Some(Chunk::Owned(block)));
@@ -453,6 +474,12 @@ impl<'a> Reader<'a> {
                         }
                         let missing = want - block.len();
                         (*eof, *idle) = fill(inner.as_mut(), &mut block, missing)?;
+                        if *after_cr && !block.is_empty() {
+                            if block[0] == b'\n' {
+                                block.remove(0);
+                            }
+                            *after_cr = false;
+                        }
                     }
                     if *eof {
                         return Ok((!block.is_empty()).then_some(Chunk::Owned(block)));
@@ -476,6 +503,22 @@ impl<'a> Reader<'a> {
             }
         }
     }
+}
+
+/// The last record boundary in `block`, read up to a pause of the writer, and whether it is
+/// just past a CR that ends the block. Elsewhere a CR at the end waits for the next byte (it may
+/// be the first half of a CRLF); at a pause its line is taken as ended, so a writer that ends
+/// lines with a lone CR is answered at once too.
+fn boundary_at_pause(format: &dyn TextFormat, block: &mut Vec<u8>) -> Option<(usize, bool)> {
+    if block.last() != Some(&b'\r') {
+        return format.last_boundary(block).map(|cut| (cut, false));
+    }
+    // A stand-in for the next byte: anything but an LF makes the CR a lone one, and a CR at the
+    // end is never a boundary itself.
+    block.push(b'\r');
+    let cut = format.last_boundary(block);
+    block.pop();
+    cut.map(|cut| (cut, cut == block.len()))
 }
 
 /// Appends one read of up to `want` bytes (at most a read piece) to `buf`. Returns whether the
