@@ -87,7 +87,7 @@ pub fn remove_temporary_files() {
     batch::output::remove_temporary_files();
 }
 
-/// For a front end's SIGINT/SIGTERM/SIGHUP handler, about to end the process: from now on no
+/// For a front end's SIGINT/SIGTERM/SIGHUP/SIGBUS handler, about to end the process: from now on no
 /// output file is renamed into place, and whether the run's output already was (`Some(true)`: it
 /// is whole), was not (`Some(false)`: an old file is untouched), or is still being renamed after
 /// about five seconds (`None`). One output file per process, as a CLI run has. Async-signal-safe.

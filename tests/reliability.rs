@@ -110,49 +110,59 @@ fn a_signal_at_the_end_of_a_run_says_whether_the_output_is_in_place() {
     assert!(solve().status().unwrap().success());
     let length = started.elapsed();
     let whole = std::fs::read(&out).unwrap();
-    let (mut before, mut after) = (0, 0);
-    for i in 0..40u32 {
-        std::fs::write(&out, "previous\n").unwrap();
-        let child = solve().spawn().unwrap();
-        std::thread::sleep(length * (60 + 2 * i) / 100);
-        // SAFETY: kill(2) on our own child's pid (it may have exited: then nothing is sent).
-        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-        let done = child.wait_with_output().unwrap();
-        let err = String::from_utf8_lossy(&done.stderr);
-        let now = std::fs::read(&out).unwrap();
-        match done.status.code() {
-            Some(0) => assert_eq!(now, whole, "run {i}: a finished run's output"),
-            Some(130) if now == b"previous\n" => {
-                assert!(
-                    err.ends_with("stopped by SIGINT; no output was written\n"),
-                    "{err}"
-                );
-                before += 1;
-            }
-            Some(130) => {
-                assert_eq!(now, whole, "run {i}: an output in place is whole");
-                assert!(
-                    err.ends_with("stopped by SIGINT; the output was already complete\n"),
-                    "run {i}: the old output was replaced, so the message must say so: {err}"
-                );
-                after += 1;
-            }
-            // Stopped before its handler was set up (a slow start): nothing was written.
-            None if now == b"previous\n"
-                && done.status.signal() == Some(libc::SIGINT)
-                && err.is_empty() =>
-            {
-                before += 1
-            }
-            code => panic!("run {i}: exit {code:?}: {err}"),
-        }
-        assert_eq!(
-            entries(dir.path()).len(),
+    // SIGBUS (which a shrinking input raises; here sent by hand) says where the output is too.
+    for (signal, code, cause) in [
+        (libc::SIGINT, 130, "stopped by SIGINT"),
+        (
+            libc::SIGBUS,
             2,
-            "run {i}: files left beside the output"
-        );
+            "the input file changed (shrank?) while it was read",
+        ),
+    ] {
+        let (mut before, mut after) = (0, 0);
+        for i in 0..40u32 {
+            std::fs::write(&out, "previous\n").unwrap();
+            let child = solve().spawn().unwrap();
+            std::thread::sleep(length * (60 + 2 * i) / 100);
+            // SAFETY: kill(2) on our own child's pid (it may have exited: then nothing is sent).
+            unsafe { libc::kill(child.id() as i32, signal) };
+            let done = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&done.stderr);
+            let now = std::fs::read(&out).unwrap();
+            match done.status.code() {
+                Some(0) => assert_eq!(now, whole, "run {i}: a finished run's output"),
+                Some(c) if c == code && now == b"previous\n" => {
+                    assert!(
+                        err.ends_with(&format!("{cause}; no output was written\n")),
+                        "{err}"
+                    );
+                    before += 1;
+                }
+                Some(c) if c == code => {
+                    assert_eq!(now, whole, "run {i}: an output in place is whole");
+                    assert!(
+                        err.ends_with(&format!("{cause}; the output was already complete\n")),
+                        "run {i}: the old output was replaced, so the message must say so: {err}"
+                    );
+                    after += 1;
+                }
+                // Stopped before its handler was set up (a slow start): nothing was written.
+                None if now == b"previous\n"
+                    && done.status.signal() == Some(signal)
+                    && err.is_empty() =>
+                {
+                    before += 1
+                }
+                c => panic!("run {i}: exit {c:?}: {err}"),
+            }
+            assert_eq!(
+                entries(dir.path()).len(),
+                2,
+                "run {i}: files left beside the output"
+            );
+        }
+        eprintln!("{cause}: before the rename {before}, after it {after}");
     }
-    eprintln!("stopped before the rename {before}, after it {after}");
 }
 
 /// Waits (up to a minute) until the pipe whose read end is `reader` holds as many bytes as it can:

@@ -65,48 +65,41 @@ extern "C" fn on_signal(signal: libc::c_int) {
         sudoku_batch::remove_temporary_files();
     }
     let stream = OUTPUT_IS_STREAM.load(std::sync::atomic::Ordering::Relaxed);
-    let code = if signal == libc::SIGBUS {
-        let message: &[u8] = if stream {
-            b"sudoku-batch: error: the input file changed (shrank?) while it was read; the answers written so far are incomplete\n"
-        } else {
-            b"sudoku-batch: error: the input file changed (shrank?) while it was read; no output was written\n"
-        };
-        // SAFETY: write(2) on stderr with a static buffer is async-signal-safe.
-        unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
-        2
-    } else {
-        let name: &[u8] = match signal {
-            libc::SIGINT => b"SIGINT",
-            libc::SIGTERM => b"SIGTERM",
-            _ => b"SIGHUP",
-        };
-        let output: &[u8] = match (stream, left) {
-            (true, _) => b"the output written so far is incomplete",
-            (false, Some(false)) => b"no output was written",
-            // The signal came after the output file took its name.
-            (false, Some(true)) => b"the output was already complete",
-            (false, None) => {
-                b"the output is the old file or the new, complete one (its rename had not ended)"
-            }
-        };
-        // One write of a whole line, assembled on the stack: nothing else on stderr can land
-        // inside it.
-        let mut line = [0u8; 192];
-        let mut len = 0;
-        for piece in [
-            b"sudoku-batch: error: stopped by " as &[u8],
-            name,
-            b"; ",
-            output,
-            b"\n",
-        ] {
-            line[len..len + piece.len()].copy_from_slice(piece);
-            len += piece.len();
-        }
-        // SAFETY: write(2) on stderr with a stack buffer is async-signal-safe.
-        unsafe { libc::write(2, line.as_ptr().cast(), len) };
-        128 + signal
+    let bus = signal == libc::SIGBUS;
+    let cause: &[u8] = match signal {
+        libc::SIGBUS => b"the input file changed (shrank?) while it was read",
+        libc::SIGINT => b"stopped by SIGINT",
+        libc::SIGTERM => b"stopped by SIGTERM",
+        _ => b"stopped by SIGHUP",
     };
+    let output: &[u8] = match (stream, left) {
+        (true, _) if bus => b"the answers written so far are incomplete",
+        (true, _) => b"the output written so far is incomplete",
+        (false, Some(false)) => b"no output was written",
+        // The signal came after the output file took its name (a SIGBUS then was sent by
+        // hand: the input had been read).
+        (false, Some(true)) => b"the output was already complete",
+        (false, None) => {
+            b"the output is the old file or the new, complete one (its rename had not ended)"
+        }
+    };
+    // One write of a whole line, assembled on the stack: nothing else on stderr can land
+    // inside it.
+    let mut line = [0u8; 192];
+    let mut len = 0;
+    for piece in [
+        b"sudoku-batch: error: " as &[u8],
+        cause,
+        b"; ",
+        output,
+        b"\n",
+    ] {
+        line[len..len + piece.len()].copy_from_slice(piece);
+        len += piece.len();
+    }
+    // SAFETY: write(2) on stderr with a stack buffer is async-signal-safe.
+    unsafe { libc::write(2, line.as_ptr().cast(), len) };
+    let code = if bus { 2 } else { 128 + signal };
     // SAFETY: _exit is async-signal-safe; nothing else runs after it.
     unsafe { libc::_exit(code) };
 }
