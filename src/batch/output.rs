@@ -145,32 +145,35 @@ impl AtomicFile {
         // empty or partial file under the final name.
         self.file.sync_all()?;
         // From here to the rename's end a signal handler's verdict waits for the rename's (see
-        // `commit`); the temporary name is made first, so that a handler removes it.
+        // `commit`); the temporary name is made first, so that a handler removes it, and so are
+        // the paths the calls take: nothing in that window allocates (a signal that interrupted
+        // another thread inside the allocator would hold its lock, and the rename would wait on
+        // it, and the handler on the rename).
+        let dest = SysPath::new(&self.dest)?;
         match self.named.take() {
             Some(named) => {
+                let from = SysPath::new(named.path())?;
                 let Some(committing) = commit::begin() else {
                     commit::wait_for_exit()
                 };
-                let renamed = std::fs::rename(named.path(), &self.dest);
-                if renamed.is_err() {
-                    drop(named); // removed before the handler may say nothing was written
+                if let Err(e) = from.rename_to(&dest) {
+                    from.unlink(); // removed before the handler may say nothing was written
                     committing.end(false);
-                    return renamed;
+                    return Err(e);
                 }
                 committing.end(true);
                 named.forget();
             }
             None => {
                 let temp = Registered::new(temporary_name(&self.dir));
+                let (to, link) = (SysPath::new(temp.path())?, LinkUnnamed::new(&self.file));
                 let Some(committing) = commit::begin() else {
                     commit::wait_for_exit()
                 };
-                let renamed = link_unnamed(&self.file, temp.path())
-                    .and_then(|()| std::fs::rename(temp.path(), &self.dest));
-                if renamed.is_err() {
-                    drop(temp); // unlinked before the handler may say nothing was written
+                if let Err(e) = link.link(&to).and_then(|()| to.rename_to(&dest)) {
+                    to.unlink(); // removed before the handler may say nothing was written
                     committing.end(false);
-                    return renamed;
+                    return Err(e);
                 }
                 committing.end(true);
                 temp.forget();
@@ -323,50 +326,118 @@ fn unnamed_file(_dir: &Path) -> Option<File> {
     None
 }
 
-/// Gives the unnamed file `file` the name `to`.
-#[cfg(target_os = "linux")]
-fn link_unnamed(file: &File, to: &Path) -> io::Result<()> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::io::AsRawFd;
-    let to = CString::new(to.as_os_str().as_bytes()).map_err(io::Error::other)?;
-    let proc_path =
-        CString::new(format!("/proc/self/fd/{}", file.as_raw_fd())).expect("no NUL in a number");
-    // SAFETY: both paths are NUL-terminated strings that live across the calls.
-    let linked = unsafe {
-        libc::linkat(
-            libc::AT_FDCWD,
-            proc_path.as_ptr(),
-            libc::AT_FDCWD,
-            to.as_ptr(),
-            libc::AT_SYMLINK_FOLLOW,
-        )
-    };
-    if linked == 0 {
-        return Ok(());
+/// A path as a system call takes it, made ahead of the call (see [`AtomicFile::finish`]).
+struct SysPath {
+    #[cfg(unix)]
+    c: std::ffi::CString,
+    #[cfg(not(unix))]
+    path: PathBuf,
+}
+
+impl SysPath {
+    fn new(path: &Path) -> io::Result<SysPath> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let c =
+                std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
+            Ok(SysPath { c })
+        }
+        #[cfg(not(unix))]
+        Ok(SysPath {
+            path: path.to_path_buf(),
+        })
     }
-    // Without /proc: AT_EMPTY_PATH on the descriptor itself (needs CAP_DAC_READ_SEARCH).
-    let empty = CString::default();
-    // SAFETY: as above; the descriptor is open for the call.
-    let linked = unsafe {
-        libc::linkat(
-            file.as_raw_fd(),
-            empty.as_ptr(),
-            libc::AT_FDCWD,
-            to.as_ptr(),
-            libc::AT_EMPTY_PATH,
-        )
-    };
-    if linked == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
+
+    /// Renames this path to `to`, without allocating on Unix.
+    fn rename_to(&self, to: &SysPath) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            // SAFETY: both are NUL-terminated strings that live across the call.
+            match unsafe { libc::rename(self.c.as_ptr(), to.c.as_ptr()) } {
+                0 => Ok(()),
+                _ => Err(io::Error::last_os_error()),
+            }
+        }
+        #[cfg(not(unix))]
+        std::fs::rename(&self.path, &to.path)
+    }
+
+    /// Removes the file at this path if there is one, without allocating on Unix.
+    fn unlink(&self) {
+        #[cfg(unix)]
+        // SAFETY: a NUL-terminated string that lives across the call.
+        unsafe {
+            libc::unlink(self.c.as_ptr());
+        }
+        #[cfg(not(unix))]
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Gives an unnamed file a name: the calls' arguments, made ahead of them.
+#[cfg(target_os = "linux")]
+struct LinkUnnamed {
+    fd: std::os::unix::io::RawFd,
+    proc_path: std::ffi::CString,
+}
+
+#[cfg(target_os = "linux")]
+impl LinkUnnamed {
+    fn new(file: &File) -> LinkUnnamed {
+        use std::os::unix::io::AsRawFd;
+        let fd = file.as_raw_fd();
+        let proc_path =
+            std::ffi::CString::new(format!("/proc/self/fd/{fd}")).expect("no NUL in a number");
+        LinkUnnamed { fd, proc_path }
+    }
+
+    /// Links the file as `to`; the file stays open meanwhile.
+    fn link(&self, to: &SysPath) -> io::Result<()> {
+        // SAFETY: both paths are NUL-terminated strings that live across the call.
+        let linked = unsafe {
+            libc::linkat(
+                libc::AT_FDCWD,
+                self.proc_path.as_ptr(),
+                libc::AT_FDCWD,
+                to.c.as_ptr(),
+                libc::AT_SYMLINK_FOLLOW,
+            )
+        };
+        if linked == 0 {
+            return Ok(());
+        }
+        // Without /proc: AT_EMPTY_PATH on the descriptor itself (needs CAP_DAC_READ_SEARCH).
+        // SAFETY: as above; the empty string is static, and the descriptor is open.
+        let linked = unsafe {
+            libc::linkat(
+                self.fd,
+                c"".as_ptr(),
+                libc::AT_FDCWD,
+                to.c.as_ptr(),
+                libc::AT_EMPTY_PATH,
+            )
+        };
+        if linked == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn link_unnamed(_file: &File, _to: &Path) -> io::Result<()> {
-    unreachable!("unnamed files are made on Linux only")
+struct LinkUnnamed;
+
+#[cfg(not(target_os = "linux"))]
+impl LinkUnnamed {
+    fn new(_file: &File) -> LinkUnnamed {
+        LinkUnnamed
+    }
+
+    fn link(&self, _to: &SysPath) -> io::Result<()> {
+        unreachable!("unnamed files are made on Linux only")
+    }
 }
 
 /// Whether [`Sink::file`] writes `dest` directly rather than replacing it atomically: a device,
