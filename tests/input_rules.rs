@@ -267,6 +267,16 @@ fn a_pause_between_the_cr_and_the_lf_of_a_line_end_changes_nothing() {
             ),
             "<stdin>:11: ",
         ),
+        // Titled grids, the title a puzzle column's name: still grids.
+        (
+            vec!["solve", "-"],
+            format!(
+                "Sudoku\r\n{}\r\nSudoku\r\n{}\r\n",
+                grid(&p[0]),
+                &grid(&p[1])[2..]
+            ),
+            "<stdin>:13: ",
+        ),
     ];
     for (args, input, message) in inputs {
         // A pause after every CR, its LF still to come.

@@ -484,7 +484,13 @@ impl<'a> Reader<'a> {
                     if *eof {
                         return Ok((!block.is_empty()).then_some(Chunk::Owned(block)));
                     }
-                    if let Some(cut) = format.last_boundary(&block) {
+                    // The read that filled the block may have drained the pipe, too.
+                    let cut = match *idle {
+                        true => boundary_at_pause(format, &mut block),
+                        false => format.last_boundary(&block).map(|cut| (cut, false)),
+                    };
+                    if let Some((cut, at_cr)) = cut {
+                        (*idle, *after_cr) = (false, at_cr);
                         carry.extend_from_slice(&block[cut..]);
                         block.truncate(cut);
                         return Ok(Some(Chunk::Owned(block)));
@@ -521,11 +527,17 @@ fn boundary_at_pause(format: &dyn TextFormat, block: &mut Vec<u8>) -> Option<(us
     cut.map(|cut| (cut, cut == block.len()))
 }
 
-/// Appends one read of up to `want` bytes (at most a read piece) to `buf`. Returns whether the
-/// input ended, and whether the read came back short (the input has nothing more for now).
+/// Appends one read of up to `want` bytes (at most a read piece; one more when fewer are
+/// wanted) to `buf`. Returns whether the input ended, and whether the read came back short (the
+/// input has nothing more for now). The byte more: the read that completes a block still comes
+/// back short when it took all the writer had sent before waiting. (A read of a whole piece
+/// cannot tell: a pipe holds a piece, 64 KiB, so a fast writer's reads would all look short.)
 fn fill(inner: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<(bool, bool)> {
     let len = buf.len();
-    let asked = want.clamp(1, READ_PIECE);
+    let asked = match want {
+        0..READ_PIECE => want + 1,
+        _ => READ_PIECE,
+    };
     buf.resize(len + asked, 0);
     let result = loop {
         match inner.read(&mut buf[len..]) {

@@ -437,13 +437,14 @@ pub struct Detected {
 /// line before it), when it is a whole puzzle by itself: an 81-cell line record, or nine 9-cell
 /// grid rows (after a title line, if any). Returns its format and the offset just past it. Only
 /// whole lines are judged (each has its line end, and a CR the byte after it, which tells a lone
-/// CR from a CRLF), so what this says of a prefix of an input it says of every longer one, at
-/// the same offset.
-pub(crate) fn first_record(body: &[u8]) -> Option<(FormatChoice, usize)> {
+/// CR from a CRLF, unless `cr_ends` says a CR at the very end ends its line), so what this says
+/// of a prefix of an input it says of every longer one, at the same offset.
+pub(crate) fn first_record(body: &[u8], cr_ends: bool) -> Option<(FormatChoice, usize)> {
     // A line whose end has come: its bytes, and the offset past its end.
     let whole_line = |start: usize| {
         let i = start + memchr::memchr2(b'\n', b'\r', &body[start..])?;
-        (body[i] == b'\n' || i + 1 < body.len()).then(|| (&body[start..i], line_end(body, i)))
+        (body[i] == b'\n' || i + 1 < body.len() || cr_ends)
+            .then(|| (&body[start..i], line_end(body, i)))
     };
     let (first, end) = whole_line(0)?;
     if line::parse_line(first).is_some_and(|p| p.is_ok()) {
@@ -500,7 +501,7 @@ pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Opt
         let whole = body[i] == b'\n' || i + 1 < body.len();
         return (whole && text && !is_skipped(line)).then(|| start + line_end(body, i));
     }
-    let (found, end) = first_record(&prefix[start..])?;
+    let (found, end) = first_record(&prefix[start..], false)?;
     (choice == FormatChoice::Auto || choice == found).then_some(start + end)
 }
 
@@ -536,11 +537,13 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         unreadable: false,
         headerless: None,
     };
-    if let Some((choice, _)) = first_record(body) {
+    // A sample cut at PEEK may end inside a line: that last piece is not judged. Anything
+    // shorter is the whole input, or a prefix that `decided` settled, where a CR at the end ends
+    // its line (the byte after it, or the pause that settled it, said so; see `Reader::peek_window`).
+    let full = prefix.len() >= PEEK;
+    if let Some((choice, _)) = first_record(body, !full) {
         return chosen(choice);
     }
-    // A sample cut at PEEK may end inside a line: that last piece is not judged.
-    let full = prefix.len() >= PEEK;
     let complete = if full {
         super::text::last_line_end(body).unwrap_or(0)
     } else {
@@ -874,6 +877,17 @@ mod tests {
         assert_eq!(choice(line.as_bytes()), FormatChoice::Line);
         assert_eq!(choice(b""), FormatChoice::Line);
         assert_eq!(choice(BOM), FormatChoice::Line);
+    }
+
+    #[test]
+    fn a_titled_grid_with_lone_crs_is_a_grid_not_a_csv_header() {
+        // `Sudoku` names a puzzle column, but the nine rows after it make a grid: in the whole
+        // input, and in a prefix that `decided` settled at the ninth row's CR.
+        let rows: String = (0..9).map(|_| "000000000\r").collect();
+        for end in ["\r", ""] {
+            let text = format!("Sudoku\r{rows}{end}");
+            assert_eq!(choice(text.as_bytes()), FormatChoice::Grid, "{text:?}");
+        }
     }
 
     #[test]
