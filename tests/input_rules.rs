@@ -237,6 +237,40 @@ fn a_first_record_that_is_a_whole_puzzle_is_answered_while_the_pipe_stays_open()
 }
 
 #[test]
+fn a_pause_after_exactly_a_read_piece_is_a_pause() {
+    // 64 KiB (a read piece, and a pipe's size) of comments and a last puzzle line, then the
+    // writer waits: the read that takes it all comes back full, and is still a pause.
+    let p = puzzles(1);
+    let wait = Duration::from_secs(20); // a deadline for a hung run, not a speed figure
+    for end in ["\n", "\r"] {
+        let last = format!("{}{end}", p[0]);
+        let mut input = String::new();
+        while input.len() + last.len() < 64 << 10 {
+            let room = (64 << 10) - last.len() - input.len();
+            let n = room.min(1000);
+            input += &if n >= 2 {
+                format!("#{}\n", "x".repeat(n - 2))
+            } else {
+                "\n".into()
+            };
+        }
+        input += &last;
+        assert_eq!(input.len(), 64 << 10);
+        let mut child = spawn(&["solve", "--format", "line", "-"]);
+        let answers = lines_of(&mut child);
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let answer = answers
+            .recv_timeout(wait)
+            .unwrap_or_else(|_| panic!("ending {end:?}: no answer while the input stays open"));
+        assert_eq!(answer.len(), 81, "{answer}");
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+    }
+}
+
+#[test]
 fn a_pause_between_the_cr_and_the_lf_of_a_line_end_changes_nothing() {
     // At a pause a CR at the end is taken as a line end and answered; an LF that then comes is
     // the rest of that line end, not a line of its own: answers and line numbers stay the same.

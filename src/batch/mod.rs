@@ -578,16 +578,23 @@ fn run_once(
     }
     // Standard input that is a regular file is stamped as a named file is, before any byte of
     // it is read; from here on it is a stream like any other.
-    #[cfg_attr(not(feature = "parquet"), allow(unused_mut))] // a columnar input takes it
-    let (input, mut stdin_stamp) = match input {
+    #[cfg_attr(not(feature = "parquet"), allow(unused_mut))]
+    // a columnar input takes it
+    // Its descriptor, as for a stream opened below: it tells a writer's pause.
+    #[cfg_attr(not(feature = "parquet"), allow(unused_mut))] // a FIFO opened there sets it
+    let (input, mut stdin_stamp, mut stream_fd) = match input {
         Input::Stdin => {
             let stamp = stdin_stamp().map_err(|source| BatchError::Read {
                 name: STDIN.to_string(),
                 source,
             })?;
-            (Input::reader(STDIN, io::stdin()), stamp)
+            (
+                Input::reader(STDIN, io::stdin()),
+                stamp,
+                reader::fd_of(&io::stdin()),
+            )
         }
-        input => (input, None),
+        input => (input, None, None),
     };
     let engine = match &config.engine {
         Some(engine) => Arc::clone(engine),
@@ -621,7 +628,7 @@ fn run_once(
     // The output is checked before the input is read: a bad `-o` fails at once.
     let (mut sink, out_name) = open_output(output)?;
     #[cfg(feature = "parquet")]
-    let input = match columnar_stream(input, config, &mut stdin_stamp)? {
+    let input = match columnar_stream(input, config, &mut stdin_stamp, &mut stream_fd)? {
         Sniffed::Columnar(columnar) => {
             return columnar.run(
                 config,
@@ -648,7 +655,7 @@ fn run_once(
         Some(limit) => (block_size.min(SLOW_MAPPED_BLOCK), limit, SLOW_AHEAD),
         None => (block_size, MIN_BLOCK, 2),
     };
-    let (mut reader, name, stamp) = open_input(input, block_size)?;
+    let (mut reader, name, stamp) = open_input(input, block_size, stream_fd)?;
     let stamp = stamp.or(stdin_stamp);
     reader.share(threads, min_block, ahead);
     if let Some(limit) = slow_limit {
@@ -846,6 +853,7 @@ fn columnar_stream<'a>(
     input: Input<'a>,
     config: &Config,
     stamp: &mut Option<InputStamp>,
+    fd: &mut Option<reader::Fd>,
 ) -> Result<Sniffed<'a>, BatchError> {
     use crate::columnar::{Data, Kind};
     if config.format != FormatChoice::Auto {
@@ -861,6 +869,7 @@ fn columnar_stream<'a>(
                 path: path.clone(),
                 source,
             })?;
+            *fd = reader::fd_of(&file);
             (path_label(&path), Box::new(file))
         }
         input => return Ok(Sniffed::Text(input)),
@@ -941,20 +950,21 @@ fn open_records(
 }
 
 /// The reader of the input, its name for messages, and a regular file's stamp (taken before
-/// any byte is read).
+/// any byte is read). `fd`: the descriptor a reader's bytes come from, if known.
 fn open_input(
     input: Input<'_>,
     block_size: usize,
+    fd: Option<reader::Fd>,
 ) -> Result<(Reader<'_>, String, Option<InputStamp>), BatchError> {
     let name = input.name();
     match input {
-        Input::Reader { reader, .. } => Ok((Reader::from_stream(reader, block_size), name, None)),
-        // Stamped, if at all, before it was first read (see `run_once`).
-        Input::Stdin => Ok((
-            Reader::from_stream(Box::new(io::stdin()), block_size),
+        Input::Reader { reader, .. } => Ok((
+            Reader::from_stream(reader, block_size).with_fd(fd),
             name,
             None,
         )),
+        // Stamped, if at all, before it was first read (see `run_once`).
+        Input::Stdin => Ok((Reader::from_stdin(block_size), name, None)),
         Input::Path(path) => {
             let (reader, stamp) = File::open(&path)
                 .and_then(|file| {

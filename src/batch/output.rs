@@ -722,9 +722,9 @@ mod commit {
 }
 
 /// For a SIGINT/SIGTERM/SIGHUP/SIGBUS handler about to end the process (one output file per
-/// process, as a CLI run has): from now on no output is renamed into place, and whether the output already
-/// was (`Some(true)`: it is whole), was not (`Some(false)`: the old file is untouched), or is
-/// still being renamed after about five seconds (`None`). Async-signal-safe.
+/// process, as a CLI run has): from now on no output is renamed into place, and whether the
+/// output already was (`Some(true)`: it is whole), was not (`Some(false)`: the old file is
+/// untouched), or is still being renamed after about five seconds (`None`). Async-signal-safe.
 #[cfg(unix)]
 pub fn stop_output() -> Option<bool> {
     commit::stop()

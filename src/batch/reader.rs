@@ -99,6 +99,9 @@ enum Kind<'a> {
         /// The last block was cut at a pause just after a CR, taken as a line end: an LF that
         /// comes next is the rest of a CRLF and is dropped, so the line ends once, as unpaused.
         after_cr: bool,
+        /// The descriptor read, where there is one: after a read that filled all it asked
+        /// for, whether more has come tells a pause from a writer still writing.
+        fd: Option<Fd>,
     },
 }
 
@@ -178,7 +181,23 @@ impl<'a> Reader<'a> {
                 });
             }
         }
-        Ok(Reader::from_stream(Box::new(file), block_size))
+        let fd = fd_of(&file);
+        Ok(Reader::from_stream(Box::new(file), block_size).with_fd(fd))
+    }
+
+    /// Streams standard input.
+    pub fn from_stdin(block_size: usize) -> Reader<'a> {
+        let fd = fd_of(&io::stdin());
+        Reader::from_stream(Box::new(io::stdin()), block_size).with_fd(fd)
+    }
+
+    /// A stream read from `with` (through a reader that may put bytes back first): its
+    /// descriptor tells a pause after a read that filled all it asked for.
+    pub(crate) fn with_fd(mut self, with: Option<Fd>) -> Reader<'a> {
+        if let Kind::Stream { fd, .. } = &mut self.kind {
+            *fd = with;
+        }
+        self
     }
 
     /// Streams any reader (stdin, a pipe) in blocks.
@@ -190,6 +209,7 @@ impl<'a> Reader<'a> {
                 eof: false,
                 idle: false,
                 after_cr: false,
+                fd: None,
             },
             block_size,
             parts: 1,
@@ -285,10 +305,11 @@ impl<'a> Reader<'a> {
                 carry,
                 eof,
                 idle,
+                fd,
                 ..
             } => {
                 while carry.len() < BOM.len() && !*eof {
-                    (*eof, *idle) = fill(inner.as_mut(), carry, READ_PIECE)?;
+                    (*eof, *idle) = fill(inner.as_mut(), *fd, carry, READ_PIECE)?;
                 }
                 if carry.starts_with(BOM) {
                     carry.drain(..BOM.len());
@@ -343,7 +364,7 @@ impl<'a> Reader<'a> {
                     }
                     carry.drain(..at);
                     at = 0;
-                    (*eof, *idle) = fill(inner.as_mut(), carry, READ_PIECE)?;
+                    (*eof, *idle) = fill(inner.as_mut(), *fd, carry, READ_PIECE)?;
                 }
             }
         }
@@ -369,6 +390,7 @@ impl<'a> Reader<'a> {
                 carry,
                 eof,
                 idle,
+                fd,
                 ..
             } => {
                 let len = loop {
@@ -389,7 +411,7 @@ impl<'a> Reader<'a> {
                             break k;
                         }
                     }
-                    (*eof, *idle) = fill(inner.as_mut(), carry, n - carry.len())?;
+                    (*eof, *idle) = fill(inner.as_mut(), *fd, carry, n - carry.len())?;
                 };
                 Ok(&carry[..len])
             }
@@ -457,6 +479,7 @@ impl<'a> Reader<'a> {
                 eof,
                 idle,
                 after_cr,
+                fd,
             } => {
                 let mut block = std::mem::take(buf);
                 block.clear();
@@ -473,7 +496,7 @@ impl<'a> Reader<'a> {
                             }
                         }
                         let missing = want - block.len();
-                        (*eof, *idle) = fill(inner.as_mut(), &mut block, missing)?;
+                        (*eof, *idle) = fill(inner.as_mut(), *fd, &mut block, missing)?;
                         if *after_cr && !block.is_empty() {
                             if block[0] == b'\n' {
                                 block.remove(0);
@@ -527,17 +550,17 @@ fn boundary_at_pause(format: &dyn TextFormat, block: &mut Vec<u8>) -> Option<(us
     cut.map(|cut| (cut, cut == block.len()))
 }
 
-/// Appends one read of up to `want` bytes (at most a read piece; one more when fewer are
-/// wanted) to `buf`. Returns whether the input ended, and whether the read came back short (the
-/// input has nothing more for now). The byte more: the read that completes a block still comes
-/// back short when it took all the writer had sent before waiting. (A read of a whole piece
-/// cannot tell: a pipe holds a piece, 64 KiB, so a fast writer's reads would all look short.)
-fn fill(inner: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<(bool, bool)> {
+/// Appends one read of up to `want` bytes (at most a read piece) to `buf`. Returns whether the
+/// input ended, and whether the input has nothing more for now (the writer has paused): the read
+/// came back short, or it filled all it asked for and `fd` has nothing more to read yet.
+fn fill(
+    inner: &mut dyn Read,
+    fd: Option<Fd>,
+    buf: &mut Vec<u8>,
+    want: usize,
+) -> io::Result<(bool, bool)> {
     let len = buf.len();
-    let asked = match want {
-        0..READ_PIECE => want + 1,
-        _ => READ_PIECE,
-    };
+    let asked = want.clamp(1, READ_PIECE);
     buf.resize(len + asked, 0);
     let result = loop {
         match inner.read(&mut buf[len..]) {
@@ -547,7 +570,49 @@ fn fill(inner: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> io::Result<(boo
     };
     let n = *result.as_ref().unwrap_or(&0);
     buf.truncate(len + n);
-    result.map(|n| (n == 0, n < asked))
+    result.map(|n| (n == 0, n < asked || fd.is_some_and(|fd| !readable(fd))))
+}
+
+/// A descriptor a stream is read from.
+#[cfg(unix)]
+pub(crate) type Fd = std::os::fd::RawFd;
+#[cfg(not(unix))]
+pub(crate) type Fd = ();
+
+#[cfg(unix)]
+pub(crate) fn fd_of(source: &impl std::os::fd::AsRawFd) -> Option<Fd> {
+    Some(source.as_raw_fd())
+}
+
+#[cfg(not(unix))]
+pub(crate) fn fd_of<T>(_: &T) -> Option<Fd> {
+    None
+}
+
+/// Whether a read of `fd` would return (bytes, the end, or an error) within a millisecond: a
+/// writer that filled the pipe refills it sooner, unless it has paused. (Without the wait, a
+/// fast writer not yet back at work would look paused, and blocks would shrink to a pipe's size.)
+#[cfg(unix)]
+fn readable(fd: Fd) -> bool {
+    let mut poll = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    loop {
+        // SAFETY: one valid pollfd.
+        match unsafe { libc::poll(&mut poll, 1, 1) } {
+            -1 if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => continue,
+            // On an error, read on as before: the read will say what is wrong.
+            -1 => return true,
+            n => return n > 0,
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn readable(_: Fd) -> bool {
+    true
 }
 
 /// Where `carry` has its first byte that is neither whitespace (line ends aside) nor part of a
