@@ -577,11 +577,10 @@ fn run_once(
         return Err(BatchError::ShardNeedsFile { name: input.name() });
     }
     // Standard input that is a regular file is stamped as a named file is, before any byte of
-    // it is read; from here on it is a stream like any other.
+    // it is read; from here on it is a stream like any other. Its descriptor, as for a stream
+    // opened below, tells a writer's pause. (Without parquet, nothing below changes either: a
+    // columnar input takes the stamp, a FIFO opened for sniffing sets the descriptor.)
     #[cfg_attr(not(feature = "parquet"), allow(unused_mut))]
-    // a columnar input takes it
-    // Its descriptor, as for a stream opened below: it tells a writer's pause.
-    #[cfg_attr(not(feature = "parquet"), allow(unused_mut))] // a FIFO opened there sets it
     let (input, mut stdin_stamp, mut stream_fd) = match input {
         Input::Stdin => {
             let stamp = stdin_stamp().map_err(|source| BatchError::Read {

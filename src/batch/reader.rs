@@ -93,8 +93,9 @@ enum Kind<'a> {
         /// Bytes read but not yet handed out (the tail after the last boundary, or peeked bytes).
         carry: Vec<u8>,
         eof: bool,
-        /// The last read came back short: whoever writes the pipe has paused, so the records
-        /// that have come are answered now rather than when a block is full.
+        /// The last read found the input paused (see [`fill`]): whoever writes the pipe has
+        /// paused, so the records that have come are answered now rather than when a block is
+        /// full.
         idle: bool,
         /// The last block was cut at a pause just after a CR, taken as a line end: an LF that
         /// comes next is the rest of a CRLF and is dropped, so the line ends once, as unpaused.
@@ -495,7 +496,9 @@ impl<'a> Reader<'a> {
                                 return Ok(Some(Chunk::Owned(block)));
                             }
                         }
-                        let missing = want - block.len();
+                        // (`fill` may read a byte more than asked: never past the longest
+                        // record, whose refusal must not depend on how the bytes came.)
+                        let missing = want - block.len() - usize::from(want == MAX_STREAMED_RECORD);
                         (*eof, *idle) = fill(inner.as_mut(), *fd, &mut block, missing)?;
                         if *after_cr && !block.is_empty() {
                             if block[0] == b'\n' {
@@ -553,6 +556,8 @@ fn boundary_at_pause(format: &dyn TextFormat, block: &mut Vec<u8>) -> Option<(us
 /// Appends one read of up to `want` bytes (at most a read piece) to `buf`. Returns whether the
 /// input ended, and whether the input has nothing more for now (the writer has paused): the read
 /// came back short, or it filled all it asked for and `fd` has nothing more to read yet.
+/// Without a descriptor, a read of less than a piece asks one byte more, so that the read that
+/// completes a block still comes back short if it took all the writer had sent.
 fn fill(
     inner: &mut dyn Read,
     fd: Option<Fd>,
@@ -560,7 +565,10 @@ fn fill(
     want: usize,
 ) -> io::Result<(bool, bool)> {
     let len = buf.len();
-    let asked = want.clamp(1, READ_PIECE);
+    let asked = match want {
+        0..READ_PIECE if fd.is_none() => want + 1,
+        _ => want.clamp(1, READ_PIECE),
+    };
     buf.resize(len + asked, 0);
     let result = loop {
         match inner.read(&mut buf[len..]) {
