@@ -7,7 +7,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Child, Command as Process, Stdio};
+use std::process::{Child, ChildStdin, Command as Process, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -161,78 +161,97 @@ fn the_format_is_a_function_of_the_bytes_not_of_their_timing() {
     assert_eq!(text(&out).lines().filter(|l| l.len() == 9).count(), 27);
 }
 
-/// Reads stdout lines on a thread, so a test can wait for one with a deadline.
-fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            if tx.send(line.unwrap()).is_err() {
-                return;
+/// A run reading a pipe the test keeps open: each answer is awaited before more is written.
+struct Interactive {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    answers: mpsc::Receiver<String>,
+}
+
+impl Interactive {
+    fn spawn(args: &[&str]) -> Interactive {
+        let mut child = spawn(args);
+        let stdin = child.stdin.take();
+        // Stdout's lines are read on a thread, so that one can be waited for with a deadline.
+        let stdout = child.stdout.take().unwrap();
+        let (tx, answers) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                if tx.send(line.unwrap()).is_err() {
+                    return;
+                }
             }
+        });
+        Interactive {
+            child,
+            stdin,
+            answers,
         }
-    });
-    rx
+    }
+
+    /// Writes `bytes` and flushes them; the pipe stays open.
+    fn send(&mut self, bytes: impl AsRef<[u8]>) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes.as_ref()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line of the output; `case` names the case when none comes.
+    fn answer(&self, case: &str) -> String {
+        // A deadline for a hung run, not a speed figure.
+        let wait = Duration::from_secs(20);
+        self.answers
+            .recv_timeout(wait)
+            .unwrap_or_else(|_| panic!("{case}: no answer while the input stays open"))
+    }
+
+    /// Closes the input; the run's exit code.
+    fn close(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        self.child.wait().unwrap().code()
+    }
 }
 
 #[test]
 fn a_first_record_that_is_a_whole_puzzle_is_answered_while_the_pipe_stays_open() {
     let p = puzzles(2);
-    let wait = Duration::from_secs(20); // a deadline for a hung run, not a speed figure
-                                        // Each line end: a lone CR is answered at once too, though an LF might still follow it.
+    // Each line end: a lone CR is answered at once too, though an LF might still follow it.
     for end in ["\n", "\r\n", "\r"] {
-        let case = |what: &str| format!("{what}, lines ending {end:?}");
         for args in [&["solve", "-"][..], &["solve", "--format", "line", "-"]] {
-            let mut child = spawn(args);
-            let answers = lines_of(&mut child);
-            let mut stdin = child.stdin.take().unwrap();
+            let case = format!("{args:?}, lines ending {end:?}");
+            let mut run = Interactive::spawn(args);
             for q in &p {
-                write!(stdin, "{q}{end}").unwrap();
-                stdin.flush().unwrap();
-                let answer = answers
-                    .recv_timeout(wait)
-                    .unwrap_or_else(|_| panic!("{}", case("no answer before more input")));
-                assert_eq!(answer.len(), 81, "{answer}");
+                run.send(format!("{q}{end}"));
+                let answer = run.answer(&case);
+                assert_eq!(answer.len(), 81, "{case}: {answer}");
             }
-            drop(stdin);
-            assert!(child.wait().unwrap().success());
+            assert_eq!(run.close(), Some(0), "{case}");
         }
         // A named CSV whose header names the puzzle column.
-        let mut child = spawn(&["solve", "--format", "csv", "-"]);
-        let answers = lines_of(&mut child);
-        let mut stdin = child.stdin.take().unwrap();
-        write!(stdin, "id,puzzle{end}").unwrap();
+        let case = format!("CSV, lines ending {end:?}");
+        let mut run = Interactive::spawn(&["solve", "--format", "csv", "-"]);
+        run.send(format!("id,puzzle{end}"));
         for (i, q) in p.iter().enumerate() {
-            write!(stdin, "{i},{q}{end}").unwrap();
-            stdin.flush().unwrap();
+            run.send(format!("{i},{q}{end}"));
             if i == 0 {
-                let header = answers.recv_timeout(wait).expect("the header");
-                assert_eq!(header, "id,puzzle,solution,status");
+                assert_eq!(run.answer(&case), "id,puzzle,solution,status");
             }
-            let row = answers
-                .recv_timeout(wait)
-                .unwrap_or_else(|_| panic!("{}", case("CSV: no answer before more input")));
-            assert!(row.ends_with(",solved"), "{row}");
+            let row = run.answer(&case);
+            assert!(row.ends_with(",solved"), "{case}: {row}");
         }
-        drop(stdin);
-        assert!(child.wait().unwrap().success());
+        assert_eq!(run.close(), Some(0), "{case}");
         // A grid: nine rows and the blank line that ends it.
-        let mut child = spawn(&["solve", "-"]);
-        let answers = lines_of(&mut child);
-        let mut stdin = child.stdin.take().unwrap();
-        for r in 0..9 {
-            write!(stdin, "{}{end}", &p[0][9 * r..9 * r + 9]).unwrap();
-        }
-        write!(stdin, "{end}").unwrap();
-        stdin.flush().unwrap();
+        let case = format!("a grid, lines ending {end:?}");
+        let mut run = Interactive::spawn(&["solve", "-"]);
+        let rows: String = (0..9)
+            .map(|r| format!("{}{end}", &p[0][9 * r..9 * r + 9]))
+            .collect();
+        run.send(format!("{rows}{end}"));
         for _ in 0..9 {
-            let row = answers
-                .recv_timeout(wait)
-                .unwrap_or_else(|_| panic!("{}", case("no grid answer before more input")));
-            assert_eq!(row.len(), 9, "{row}");
+            let row = run.answer(&case);
+            assert_eq!(row.len(), 9, "{case}: {row}");
         }
-        drop(stdin);
-        assert!(child.wait().unwrap().success());
+        assert_eq!(run.close(), Some(0), "{case}");
     }
 }
 
@@ -241,7 +260,6 @@ fn a_pause_after_exactly_a_read_piece_is_a_pause() {
     // 64 KiB (a read piece, and a pipe's size) of comments and a last puzzle line, then the
     // writer waits: the read that takes it all comes back full, and is still a pause.
     let p = puzzles(1);
-    let wait = Duration::from_secs(20); // a deadline for a hung run, not a speed figure
     for end in ["\n", "\r"] {
         let last = format!("{}{end}", p[0]);
         let mut input = String::new();
@@ -256,17 +274,12 @@ fn a_pause_after_exactly_a_read_piece_is_a_pause() {
         }
         input += &last;
         assert_eq!(input.len(), 64 << 10);
-        let mut child = spawn(&["solve", "--format", "line", "-"]);
-        let answers = lines_of(&mut child);
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(input.as_bytes()).unwrap();
-        stdin.flush().unwrap();
-        let answer = answers
-            .recv_timeout(wait)
-            .unwrap_or_else(|_| panic!("ending {end:?}: no answer while the input stays open"));
-        assert_eq!(answer.len(), 81, "{answer}");
-        drop(stdin);
-        assert!(child.wait().unwrap().success());
+        let case = format!("ending {end:?}");
+        let mut run = Interactive::spawn(&["solve", "--format", "line", "-"]);
+        run.send(&input);
+        let answer = run.answer(&case);
+        assert_eq!(answer.len(), 81, "{case}: {answer}");
+        assert_eq!(run.close(), Some(0), "{case}");
     }
 }
 
@@ -927,20 +940,13 @@ fn tab_and_semicolon_separated_tables_are_csv_in_their_own_separator() {
 #[test]
 fn a_named_line_format_answers_its_first_line_at_once_whatever_it_holds() {
     let p = puzzles(1);
-    let wait = Duration::from_secs(20); // a deadline for a hung run, not a speed figure
-    let mut child = spawn(&["solve", "--format", "line", "-"]);
-    let answers = lines_of(&mut child);
-    let mut stdin = child.stdin.take().unwrap();
-    writeln!(stdin, "# a comment\njunk").unwrap();
-    stdin.flush().unwrap();
-    let answer = answers
-        .recv_timeout(wait)
-        .expect("an answer before more input");
+    let mut run = Interactive::spawn(&["solve", "--format", "line", "-"]);
+    run.send("# a comment\njunk\n");
+    let answer = run.answer("a comment and a bad line");
     assert!(answer.starts_with("invalid"), "{answer}");
-    writeln!(stdin, "{}", p[0]).unwrap();
-    drop(stdin);
-    assert_eq!(answers.recv_timeout(wait).unwrap().len(), 81);
-    assert_eq!(child.wait().unwrap().code(), Some(1));
+    run.send(format!("{}\n", p[0]));
+    assert_eq!(run.answer("a puzzle").len(), 81);
+    assert_eq!(run.close(), Some(1));
 }
 
 #[test]

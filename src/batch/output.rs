@@ -165,18 +165,36 @@ impl AtomicFile {
                 named.forget();
             }
             None => {
-                let temp = Registered::new(temporary_name(&self.dir));
-                let (to, link) = (SysPath::new(temp.path())?, LinkUnnamed::new(&self.file));
-                let Some(committing) = commit::begin() else {
-                    commit::wait_for_exit()
-                };
-                if let Err(e) = link.link(&to).and_then(|()| to.rename_to(&dest)) {
-                    to.unlink(); // removed before the handler may say nothing was written
-                    committing.end(false);
-                    return Err(e);
+                let link = LinkUnnamed::new(&self.file);
+                loop {
+                    let temp = Registered::new(temporary_name(&self.dir));
+                    let to = SysPath::new(temp.path())?;
+                    let Some(committing) = commit::begin() else {
+                        commit::wait_for_exit()
+                    };
+                    match link.link(&to) {
+                        Ok(()) => {}
+                        // Left by another process with the same id (a name from an earlier
+                        // boot), not ours to remove: next name.
+                        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                            temp.forget();
+                            committing.end(false);
+                            continue;
+                        }
+                        Err(e) => {
+                            committing.end(false);
+                            return Err(e);
+                        }
+                    }
+                    if let Err(e) = to.rename_to(&dest) {
+                        to.unlink(); // removed before the handler may say nothing was written
+                        committing.end(false);
+                        return Err(e);
+                    }
+                    committing.end(true);
+                    temp.forget();
+                    break;
                 }
-                committing.end(true);
-                temp.forget();
             }
         }
         // The rename itself on disk too.
@@ -284,11 +302,12 @@ fn resolve_links(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other("too many levels of symbolic links"))
 }
 
+/// The number in the next temporary name.
+static NEXT_TEMPORARY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// A short temporary name in `dir` (whatever the length of the destination's name).
 fn temporary_name(dir: &Path) -> PathBuf {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let n = NEXT_TEMPORARY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     dir.join(format!(".sudoku-batch.{}.{n}.tmp", std::process::id()))
 }
 
@@ -406,6 +425,11 @@ impl LinkUnnamed {
         };
         if linked == 0 {
             return Ok(());
+        }
+        let through_proc = io::Error::last_os_error();
+        if through_proc.kind() != io::ErrorKind::NotFound {
+            // /proc is there and the link failed (the name taken, no space, a read-only disk).
+            return Err(through_proc);
         }
         // Without /proc: AT_EMPTY_PATH on the descriptor itself (needs CAP_DAC_READ_SEARCH).
         // SAFETY: as above; the empty string is static, and the descriptor is open.
@@ -782,7 +806,44 @@ impl Drop for Registered {
 
 #[cfg(all(test, unix))]
 mod tests {
-    use super::{may_own_any_file, sticky_forbids};
+    use super::{may_own_any_file, sticky_forbids, Sink};
+    use std::io::Write;
+
+    #[test]
+    fn a_temporary_name_another_file_holds_is_left_alone() {
+        // The next names this process makes, taken by files that are not the run's (left by a
+        // process with the same id before a reboot). Other tests running meanwhile take names
+        // too: many are taken.
+        let dir = tempfile::tempdir().unwrap();
+        let next = super::NEXT_TEMPORARY.load(std::sync::atomic::Ordering::SeqCst);
+        let taken: Vec<_> = (next..next + 500)
+            .map(|n| {
+                dir.path()
+                    .join(format!(".sudoku-batch.{}.{n}.tmp", std::process::id()))
+            })
+            .collect();
+        for path in &taken {
+            std::fs::write(path, b"not ours\n").unwrap();
+        }
+        let dest = dir.path().join("out.txt");
+        let mut sink = Sink::file(dest.clone()).unwrap();
+        sink.write_all(b"answers\n").unwrap();
+        sink.finish().unwrap();
+        assert_eq!(std::fs::read(&dest).unwrap(), b"answers\n");
+        for path in &taken {
+            assert_eq!(
+                std::fs::read(path).unwrap(),
+                b"not ours\n",
+                "{}",
+                path.display()
+            );
+        }
+        // Nothing else left beside them.
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            taken.len() + 1
+        );
+    }
 
     #[test]
     fn in_a_sticky_directory_only_owners_may_replace_a_file() {

@@ -186,12 +186,6 @@ impl<'a> Reader<'a> {
         Ok(Reader::from_stream(Box::new(file), block_size).with_fd(fd))
     }
 
-    /// Streams standard input.
-    pub fn from_stdin(block_size: usize) -> Reader<'a> {
-        let fd = fd_of(&io::stdin());
-        Reader::from_stream(Box::new(io::stdin()), block_size).with_fd(fd)
-    }
-
     /// A stream read from `with` (through a reader that may put bytes back first): its
     /// descriptor tells a pause after a read that filled all it asked for.
     pub(crate) fn with_fd(mut self, with: Option<Fd>) -> Reader<'a> {
