@@ -243,10 +243,10 @@ fn a_first_record_that_is_a_whole_puzzle_is_answered_while_the_pipe_stays_open()
         // A grid: nine rows and the blank line that ends it.
         let case = format!("a grid, lines ending {end:?}");
         let mut run = Interactive::spawn(&["solve", "-"]);
-        let rows: String = (0..9)
-            .map(|r| format!("{}{end}", &p[0][9 * r..9 * r + 9]))
-            .collect();
-        run.send(format!("{rows}{end}"));
+        for r in 0..9 {
+            run.send(format!("{}{end}", &p[0][9 * r..9 * r + 9]));
+        }
+        run.send(end);
         for _ in 0..9 {
             let row = run.answer(&case);
             assert_eq!(row.len(), 9, "{case}: {row}");

@@ -587,8 +587,11 @@ fn run_once(
                 name: STDIN.to_string(),
                 source,
             })?;
-            let (input, fd) = stdin_stream();
-            (input, stamp, fd)
+            (
+                Input::reader(STDIN, io::stdin()),
+                stamp,
+                reader::fd_of(&io::stdin()),
+            )
         }
         input => (input, None, None),
     };
@@ -959,12 +962,7 @@ fn open_input(
             name,
             None,
         )),
-        // `run_once` has made it a stream, stamped before it was first read; were it not, it
-        // is streamed the same way, unstamped.
-        Input::Stdin => {
-            let (input, fd) = stdin_stream();
-            open_input(input, block_size, fd)
-        }
+        Input::Stdin => unreachable!("run_once makes standard input a stream before it is read"),
         Input::Path(path) => {
             let (reader, stamp) = File::open(&path)
                 .and_then(|file| {
@@ -979,14 +977,6 @@ fn open_input(
 
 /// Standard input's name in messages.
 const STDIN: &str = "<stdin>";
-
-/// Standard input as a stream, and its descriptor (which tells a writer's pause).
-fn stdin_stream() -> (Input<'static>, Option<reader::Fd>) {
-    (
-        Input::reader(STDIN, io::stdin()),
-        reader::fd_of(&io::stdin()),
-    )
-}
 
 /// The stamp of standard input, if it is a regular file (see [`InputStamp`]).
 #[cfg(unix)]

@@ -145,10 +145,9 @@ impl AtomicFile {
         // empty or partial file under the final name.
         self.file.sync_all()?;
         // From here to the rename's end a signal handler's verdict waits for the rename's (see
-        // `commit`); the temporary name is made first, so that a handler removes it, and so are
-        // the paths the calls take: nothing in that window allocates (a signal that interrupted
-        // another thread inside the allocator would hold its lock, and the rename would wait on
-        // it, and the handler on the rename).
+        // `commit`); the paths the calls take are made first: nothing in that window allocates
+        // (a signal that interrupted another thread inside the allocator would hold its lock,
+        // and the rename would wait on it, and the handler on the rename).
         let dest = SysPath::new(&self.dest)?;
         match self.named.take() {
             Some(named) => {
@@ -165,19 +164,19 @@ impl AtomicFile {
                 named.forget();
             }
             None => {
+                // The file has the temporary name only inside the window, so the name is not
+                // registered for the handler to remove: before the link it may be another's.
                 let link = LinkUnnamed::new(&self.file);
                 loop {
-                    let temp = Registered::new(temporary_name(&self.dir));
-                    let to = SysPath::new(temp.path())?;
+                    let to = SysPath::new(&temporary_name(&self.dir))?;
                     let Some(committing) = commit::begin() else {
                         commit::wait_for_exit()
                     };
                     match link.link(&to) {
                         Ok(()) => {}
-                        // Left by another process with the same id (a name from an earlier
-                        // boot), not ours to remove: next name.
+                        // Held by another file (another process with the same id: before a
+                        // reboot, in another container): not ours to remove; the next name.
                         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                            temp.forget();
                             committing.end(false);
                             continue;
                         }
@@ -192,7 +191,6 @@ impl AtomicFile {
                         return Err(e);
                     }
                     committing.end(true);
-                    temp.forget();
                     break;
                 }
             }
@@ -427,11 +425,16 @@ impl LinkUnnamed {
             return Ok(());
         }
         let through_proc = io::Error::last_os_error();
-        if through_proc.kind() != io::ErrorKind::NotFound {
-            // /proc is there and the link failed (the name taken, no space, a read-only disk).
+        if !matches!(
+            through_proc.raw_os_error(),
+            Some(libc::ENOENT | libc::EACCES | libc::EPERM)
+        ) {
+            // /proc is there and the link itself failed (the name taken, no space, a read-only
+            // disk): the fallback would fail the same way, or say less.
             return Err(through_proc);
         }
-        // Without /proc: AT_EMPTY_PATH on the descriptor itself (needs CAP_DAC_READ_SEARCH).
+        // Without /proc, or denied it (a security module): AT_EMPTY_PATH on the descriptor
+        // itself (needs CAP_DAC_READ_SEARCH, or on Linux 6.10 and later, the file's opener).
         // SAFETY: as above; the empty string is static, and the descriptor is open.
         let linked = unsafe {
             libc::linkat(
@@ -443,9 +446,12 @@ impl LinkUnnamed {
             )
         };
         if linked == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
+            return Ok(());
+        }
+        match io::Error::last_os_error() {
+            // Refused for want of the capability: /proc's error says more.
+            e if e.raw_os_error() == Some(libc::ENOENT) => Err(through_proc),
+            e => Err(e),
         }
     }
 }
@@ -811,9 +817,10 @@ mod tests {
 
     #[test]
     fn a_temporary_name_another_file_holds_is_left_alone() {
-        // The next names this process makes, taken by files that are not the run's (left by a
-        // process with the same id before a reboot). Other tests running meanwhile take names
-        // too: many are taken.
+        // The next names this process makes, taken by files that are not the run's (another
+        // process's with the same id). Other tests running meanwhile take names too: many are
+        // taken. On Linux the finished file is linked under such a name; elsewhere, or where
+        // the file system has no unnamed files, it is created under one: both skip those taken.
         let dir = tempfile::tempdir().unwrap();
         let next = super::NEXT_TEMPORARY.load(std::sync::atomic::Ordering::SeqCst);
         let taken: Vec<_> = (next..next + 500)
