@@ -155,13 +155,16 @@ impl AtomicFile {
                 let Some(committing) = commit::begin() else {
                     commit::wait_for_exit()
                 };
+                // Unregistered inside the window, where no handler runs: once the name is gone,
+                // it may be another process's.
                 if let Err(e) = from.rename_to(&dest) {
                     from.unlink(); // removed before the handler may say nothing was written
+                    named.forget();
                     committing.end(false);
                     return Err(e);
                 }
-                committing.end(true);
                 named.forget();
+                committing.end(true);
             }
             None => {
                 // The file has the temporary name only inside the window, so the name is not
@@ -788,7 +791,7 @@ impl Registered {
         &self.path
     }
 
-    /// The path now holds the finished output: keep it.
+    /// Stops tracking the path without removing it: it holds the finished output, or is gone.
     fn forget(mut self) {
         self.unregister();
         std::mem::forget(self);
