@@ -132,7 +132,7 @@ fn several_grids_with_a_malformed_one_among_them() {
     let run = bin().arg("solve").arg(&path).output().unwrap();
     assert_eq!(run.status.code(), Some(1));
     let expected = format!(
-        "{}\ninvalid: a grid needs 9 rows, this one has 8\n\ninvalid: row 3 is not nine cells (digits, 0 or . for blanks), unseparated or separated by single spaces\n\n{}",
+        "{}\ninvalid: a grid needs 9 rows, this one has 8\n\ninvalid: row 3 is not nine cells (digits, 0 or . for blanks), unseparated, separated by single spaces, or in boxes\n\n{}",
         to_grid_text(&pairs[0].1, true),
         to_grid_text(&pairs[3].1, false)
     );
@@ -186,6 +186,91 @@ fn many_grids_cross_block_boundaries_in_order() {
     assert!(
         piped.stdout == expected.as_bytes(),
         "streamed grid output differs"
+    );
+}
+
+/// `line`'s cells drawn in boxes, in one of three styles forums and other solvers print: blanks
+/// as `.`, or as the solution's digits when `line` is one.
+fn to_boxed_text(line: &str, style: usize) -> String {
+    // (border, rule, row's start, between cells of a box, between boxes, row's end)
+    let (border, rule, start, inner, between, end) = match style {
+        0 => ("*-----------*\n", "|---+---+---|\n", "|", "", "|", "|"),
+        1 => ("", " ------+-------+------\n", " ", " ", " | ", ""),
+        _ => ("", "", "", "", " ", ""),
+    };
+    let mut out = border.to_string();
+    for (i, row) in line.as_bytes().chunks(9).enumerate() {
+        if i == 3 || i == 6 {
+            out += rule;
+        }
+        out += start;
+        for (k, &b) in row.iter().enumerate() {
+            if k == 3 || k == 6 {
+                out += between;
+            } else if k > 0 {
+                out += inner;
+            }
+            out.push(if b == b'0' { '.' } else { b as char });
+        }
+        out += end;
+        out += "\n";
+    }
+    out + border
+}
+
+#[test]
+fn boxed_grids_are_answered_in_their_own_drawing() {
+    // Three drawings by turns, enough to cross many block boundaries, auto-detected from a file
+    // and from a pipe; one grid with a bad row answered in its place.
+    let pairs = sample_pairs();
+    let n = 12_000;
+    let bad = 4_321;
+    let mut input = String::new();
+    let mut expected = String::new();
+    let mut bad_line = 0;
+    for i in 0..n {
+        let (p, s) = &pairs[i % pairs.len()];
+        if i > 0 {
+            input += "\n";
+            expected += "\n";
+        }
+        if i == bad {
+            assert_eq!(i % 3, 1, "a drawing whose first line is row 1");
+            bad_line = input.lines().count() + 1;
+            input += &to_boxed_text(p, i % 3).replacen('.', "x", 1);
+            expected += "invalid: row 1 is not nine cells (digits, 0 or . for blanks), unseparated, separated by single spaces, or in boxes\n";
+        } else {
+            input += &to_boxed_text(p, i % 3);
+            expected += &to_boxed_text(s, i % 3);
+        }
+    }
+    assert!(input.contains("|..") && input.contains(". . |") && input.contains("... ..."));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("boxed.txt");
+    std::fs::write(&path, &input).unwrap();
+    let run = bin()
+        .args(["solve", "-j", "8"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        run.stdout == expected.as_bytes(),
+        "boxed grid output differs"
+    );
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    let message = format!("{}:{bad_line}: invalid: row 1 is not", path.display());
+    assert!(stderr.starts_with(&message), "{stderr}");
+    let summary = format!("records {n}, solved {}, unsolvable 0, invalid 1", n - 1);
+    assert!(stderr.contains(&summary), "{stderr}");
+    let piped = bin()
+        .args(["solve", "-q", "-j", "3"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(
+        piped.stdout == expected.as_bytes(),
+        "streamed boxed output differs"
     );
 }
 

@@ -435,7 +435,7 @@ pub struct Detected {
 
 /// The first record of `body` (which starts at a record: no byte-order mark, no blank or `#`
 /// line before it), when it is a whole puzzle by itself: an 81-cell line record, or nine 9-cell
-/// grid rows (after a title line, if any). Returns its format and the offset just past it. Only
+/// grid rows (after a title line, if any; a boxed grid's rules among them). Returns its format and the offset just past it. Only
 /// whole lines are judged (each has its line end, and a CR the byte after it, which tells a lone
 /// CR from a CRLF, unless `cr_ends` says a CR at the very end ends its line), so what this says
 /// of a prefix of an input it says of every longer one, at the same offset.
@@ -450,11 +450,16 @@ pub(crate) fn first_record(body: &[u8], cr_ends: bool) -> Option<(FormatChoice, 
     if line::parse_line(first).is_some_and(|p| p.is_ok()) {
         return Some((FormatChoice::Line, end));
     }
-    // A grid may follow a title line (`Grid 01`).
+    // A grid may follow a title line (`Grid 01`); a boxed grid's rules come before, between and
+    // after its rows.
     let mut end = if grid::is_title(first) { end } else { 0 };
-    for _ in 0..9 {
-        let (row, next) = whole_line(end)?;
-        grid::parse_row(row.trim_ascii())?;
+    let mut rows = 0;
+    while rows < 9 {
+        let (line, next) = whole_line(end)?;
+        if !grid::is_rule(line) {
+            grid::parse_row(line.trim_ascii())?;
+            rows += 1;
+        }
         end = next;
     }
     Some((FormatChoice::Grid, end))
@@ -585,9 +590,13 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
     };
     let mut line_records = 0usize;
     let mut grid_rows = 0usize;
+    // A boxed grid's rules: evidence of neither format alone, and no line that fits neither.
+    let mut rules = 0usize;
     for record in &records {
         let text = record.trim_ascii();
-        if grid::parse_row(text).is_some() {
+        if grid::is_rule(text) {
+            rules += 1;
+        } else if grid::parse_row(text).is_some() {
             grid_rows += 1;
         } else if super::line::parse_line(text).is_some_and(|p| p.is_ok()) {
             line_records += 1;
@@ -646,7 +655,7 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         (FormatChoice::Line, "line", line_records, grid_rows)
     };
     // Doubtful: the other reading has some evidence too, or most lines fit neither.
-    let note = (other > 0 || 2 * explained < total).then(|| {
+    let note = (other > 0 || 2 * explained < total - rules).then(|| {
         format!(
             "format: {name} (of the first {total} record lines, {line_records} start with an \
              81-cell puzzle and {grid_rows} are 9-cell grid rows; the first is {first:?}); \
@@ -877,6 +886,36 @@ mod tests {
         assert_eq!(choice(line.as_bytes()), FormatChoice::Line);
         assert_eq!(choice(b""), FormatChoice::Line);
         assert_eq!(choice(BOM), FormatChoice::Line);
+    }
+
+    #[test]
+    fn boxed_grids_are_grids() {
+        let rows = ["|53.|.7.|...|", "|6..|195|...|", "|.98|...|.6.|"];
+        let band = rows.map(|r| format!("{r}\n")).concat();
+        let rule = "|---+---+---|\n";
+        let grid = format!("*-----------*\n{band}{rule}{band}{rule}{band}*-----------*\n");
+        // The first record settles it, at its ninth row.
+        let ninth = grid.len() - "*-----------*\n".len();
+        assert_eq!(
+            first_record(grid.as_bytes(), false),
+            Some((FormatChoice::Grid, ninth))
+        );
+        assert_eq!(
+            decided(grid.as_bytes(), FormatChoice::Auto, None),
+            Some(ninth)
+        );
+        let spaced = "5 3 . | . 7 . | . . .\n".repeat(3);
+        let text = format!("Grid 1\n{spaced}------+-------+------\n{spaced}{spaced}");
+        assert!(first_record(text.as_bytes(), false).is_some());
+        // A sample of boxed grids after a broken one: grid, and no doubt (rules fit neither
+        // format, yet are no evidence against a grid).
+        let broken = grid.replacen("|6..", "|6x.", 1);
+        let text = format!("{broken}\n{grid}\n{grid}");
+        assert_eq!(first_record(text.as_bytes(), false), None);
+        let d = detect(text.as_bytes(), None);
+        assert_eq!((d.choice, d.note), (FormatChoice::Grid, None));
+        // Rules alone are no grid.
+        assert_eq!(first_record(b"-----\n".repeat(12).as_slice(), false), None);
     }
 
     #[test]

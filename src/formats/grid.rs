@@ -1,11 +1,14 @@
 //! The grid format: nine lines of nine cells per puzzle (`0` or `.` for blanks), the cells either
-//! separated by single spaces (`0 3 5 4 6 9 2 7 8`) or not at all (`035469278`). Grids are
-//! separated by blank lines or title lines (a line that starts with two letters, such as
-//! Project Euler's `Grid 01`), which belong to no grid; `#` lines are ignored. A record is a run
-//! of lines between separators, so a malformed grid never swallows the next one.
+//! separated by single spaces (`0 3 5 4 6 9 2 7 8`), not at all (`035469278`), or drawn in boxes
+//! as forums and other solvers print them (`4.. .3. ...`, `|4..|.3.|...|`, `4 . . | . 3 . | . . .`,
+//! with rules such as `------+------+------` between the bands). Grids are separated by blank
+//! lines or title lines (a line that starts with two letters, such as Project Euler's `Grid 01`),
+//! which belong to no grid; `#` lines are ignored. A record is a run of lines between
+//! separators, so a malformed grid never swallows the next one.
 //!
-//! Output keeps the style of each input grid: nine lines, spaced if the input was; grids are
-//! separated by a blank line. A grid that is not answered gets one status line instead.
+//! Output keeps the style of each input grid: nine lines, spaced if the input was; a boxed grid's
+//! answer is its own drawing with every blank filled in. Grids are separated by a blank line. A
+//! grid that is not answered gets one status line instead.
 
 use std::sync::Arc;
 
@@ -17,17 +20,31 @@ use crate::grid::{Grid, CELLS};
 use crate::records::{answer_records, BlockOut, RecordReader, Renderer};
 use crate::task::{Invalid, Outcome, Record, Task};
 
-/// Parses one row: nine cells, unseparated or separated by single spaces. Returns the values
-/// (`0` blank) and whether the row was spaced.
-pub fn parse_row(text: &[u8]) -> Option<([u8; 9], bool)> {
-    let (spaced, step) = match text.len() {
-        9 => (false, 1),
-        17 => (true, 2),
-        _ => return None,
+/// How a grid's rows are written, which its answer keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RowStyle {
+    /// `035469278`
+    Plain,
+    /// `0 3 5 4 6 9 2 7 8`
+    Spaced,
+    /// Drawn in boxes (`4.. .3. ...`, `|4..|.3.|...|`), or any other spacing of nine cells: the
+    /// answer copies the input's lines, rules included, with the blanks filled in.
+    Boxed,
+}
+
+/// Parses one row: nine cells, unseparated, separated by single spaces, or in boxes. Returns the
+/// values (`0` blank) and the row's style.
+///
+/// A boxed row is nine cells in runs separated by spaces, tabs and `|`: three runs of three
+/// (`4.. .3. ...`) or nine single cells (`4 . . | . 3 . | . . .`), a `|` only at the edges or
+/// between boxes (one in a gap), as in `|4..|.3.|...|`. Anything else (a letter, a tenth cell,
+/// `12 345 6789`) is no row.
+pub fn parse_row(text: &[u8]) -> Option<([u8; 9], RowStyle)> {
+    let (style, step) = match text.len() {
+        9 => (RowStyle::Plain, 1),
+        17 if (1..17).step_by(2).all(|i| text[i] == b' ') => (RowStyle::Spaced, 2),
+        _ => return parse_boxed_row(text).map(|row| (row, RowStyle::Boxed)),
     };
-    if spaced && (1..17).step_by(2).any(|i| text[i] != b' ') {
-        return None;
-    }
     let mut row = [0u8; 9];
     for (k, cell) in row.iter_mut().enumerate() {
         *cell = match text[k * step] {
@@ -36,7 +53,68 @@ pub fn parse_row(text: &[u8]) -> Option<([u8; 9], bool)> {
             _ => return None,
         };
     }
-    Some((row, spaced))
+    Some((row, style))
+}
+
+/// See [`parse_row`].
+fn parse_boxed_row(text: &[u8]) -> Option<[u8; 9]> {
+    let mut row = [0u8; 9];
+    let (mut cells, mut run, mut runs_of_three, mut single_runs) = (0usize, 0usize, 0, 0);
+    let mut bars_in_gap = 0;
+    // Closes the run of cells that has just ended.
+    let mut close = |run: &mut usize| {
+        match *run {
+            0 => {}
+            1 => single_runs += 1,
+            3 => runs_of_three += 1,
+            _ => return false,
+        }
+        *run = 0;
+        true
+    };
+    for &b in text {
+        match b {
+            b'1'..=b'9' | b'0' | b'.' => {
+                if cells == 9 {
+                    return None;
+                }
+                row[cells] = if b == b'.' { 0 } else { b - b'0' };
+                cells += 1;
+                run += 1;
+                bars_in_gap = 0;
+            }
+            b' ' | b'\t' => {
+                if !close(&mut run) {
+                    return None;
+                }
+            }
+            b'|' => {
+                if !close(&mut run) {
+                    return None;
+                }
+                bars_in_gap += 1;
+                if bars_in_gap > 1 || cells % 3 != 0 {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+    if !close(&mut run) || cells != 9 {
+        return None;
+    }
+    (runs_of_three == 3 || single_runs == 9).then_some(row)
+}
+
+/// True for a rule of a boxed grid: a line of `-` or `=` with `+`, `|`, `*`, `:` and spaces
+/// (`------+------+------`, `*-----------*`, `|---+---+---|`). Rules are part of the grid they are
+/// in and hold no cells.
+pub fn is_rule(line: &[u8]) -> bool {
+    let line = text::trim(line);
+    line.iter().any(|&b| b == b'-' || b == b'=')
+        && line
+            .iter()
+            .all(|&b| matches!(b, b'-' | b'=' | b'+' | b'|' | b'*' | b':' | b' ' | b'\t'))
 }
 
 /// True for a title line: one that starts (after whitespace) with two ASCII letters, as
@@ -115,7 +193,8 @@ impl TextFormat for GridFormat {
             lines: lines(block).enumerate(),
             block,
             line: 0,
-            spaced: false,
+            style: RowStyle::Plain,
+            drawing: 0..0,
         };
         answer_records(reader, GridRenderer, task, out);
     }
@@ -125,7 +204,8 @@ impl TextFormat for GridFormat {
             lines: lines(block).enumerate(),
             block,
             line: 0,
-            spaced: false,
+            style: RowStyle::Plain,
+            drawing: 0..0,
         };
         crate::records::each_puzzle(reader, each);
     }
@@ -137,8 +217,11 @@ struct GridReader<'a> {
     block: &'a [u8],
     /// The line the last grid is reported on: its first, or its first bad row.
     line: u64,
-    /// Whether the last grid's first row was spaced (its answer keeps the style).
-    spaced: bool,
+    /// The last grid's style (its answer keeps it): its first row's, or boxed if any row or a
+    /// rule is.
+    style: RowStyle,
+    /// Where the last grid's lines are in the block (a boxed grid's answer is drawn over them).
+    drawing: std::ops::Range<usize>,
 }
 
 /// A grid being read.
@@ -146,7 +229,9 @@ struct Pending {
     first_line: u64,
     rows: usize,
     cells: [u8; CELLS],
-    spaced: bool,
+    style: RowStyle,
+    /// Its lines' bytes in the block.
+    drawing: std::ops::Range<usize>,
     /// The first problem, and the line it is on.
     error: Option<(u64, Invalid)>,
 }
@@ -154,10 +239,11 @@ struct Pending {
 impl RecordReader for GridReader<'_> {
     fn next_record(&mut self) -> Option<Record<'_>> {
         let mut pending: Option<Pending> = None;
-        for (i, line) in self.lines.by_ref() {
+        for (i, raw) in self.lines.by_ref() {
             let line_no = i as u64 + 1;
+            let start = raw.as_ptr() as usize - self.block.as_ptr() as usize;
             // Whitespace and byte-order marks, as every text format skips them.
-            let line = text::trim_start(line).trim_ascii_end();
+            let line = text::trim_start(raw).trim_ascii_end();
             if separates(line) {
                 if pending.is_some() {
                     break;
@@ -167,21 +253,28 @@ impl RecordReader for GridReader<'_> {
             if line[0] == b'#' {
                 continue;
             }
+            let end = start + raw.len();
             let p = pending.get_or_insert(Pending {
                 first_line: line_no,
                 rows: 0,
                 cells: [0; CELLS],
-                spaced: false,
+                style: RowStyle::Plain,
+                drawing: start..end,
                 error: None,
             });
+            p.drawing.end = end;
+            if is_rule(line) {
+                p.style = RowStyle::Boxed;
+                continue;
+            }
             p.rows += 1;
             if p.rows > 9 || p.error.is_some() {
                 continue;
             }
             match parse_row(line) {
-                Some((row, spaced)) => {
-                    if p.rows == 1 {
-                        p.spaced = spaced;
+                Some((row, style)) => {
+                    if p.rows == 1 || style == RowStyle::Boxed {
+                        p.style = p.style.max(style);
                     }
                     p.cells[(p.rows - 1) * 9..p.rows * 9].copy_from_slice(&row);
                 }
@@ -189,7 +282,8 @@ impl RecordReader for GridReader<'_> {
             }
         }
         let p = pending?;
-        self.spaced = p.spaced;
+        self.style = p.style;
+        self.drawing = p.drawing;
         let (line, puzzle) = match p.error {
             Some((line, invalid)) => (line, Err(invalid)),
             None if p.rows != 9 => (p.first_line, Err(Invalid::GridRows(p.rows))),
@@ -225,10 +319,37 @@ impl Renderer<GridReader<'_>> for GridRenderer {
         if !out.is_empty() {
             out.push(b'\n');
         }
-        match outcome {
-            Outcome::Solved(s) => push_grid(out, s, reader.spaced),
-            other => other.write_line(out),
+        match (outcome, reader.style) {
+            (Outcome::Solved(s), RowStyle::Boxed) => {
+                push_drawing(out, &reader.block[reader.drawing.clone()], s)
+            }
+            (Outcome::Solved(s), style) => push_grid(out, s, style == RowStyle::Spaced),
+            (other, _) => other.write_line(out),
         }
+    }
+}
+
+/// Appends a boxed grid's lines with its cells replaced by `grid`'s, in order (rules hold no
+/// cells): rules and separators as they were, each line's indent kept (its spaces and tabs) and trailing
+/// whitespace dropped; `#` lines left out.
+fn push_drawing(bytes: &mut Vec<u8>, drawing: &[u8], grid: &Grid) {
+    let mut values = grid.cells().iter();
+    for line in lines(drawing) {
+        let body = text::trim(line);
+        if matches!(body.first(), None | Some(b'#')) {
+            continue;
+        }
+        let indent = &line[..line.len() - text::trim_start(line).len()];
+        bytes.extend(indent.iter().filter(|&&b| b == b' ' || b == b'\t'));
+        for &b in body {
+            match b {
+                b'1'..=b'9' | b'0' | b'.' => {
+                    bytes.push(b'0' + values.next().expect("a solved grid has 81 cells"))
+                }
+                b => bytes.push(b),
+            }
+        }
+        bytes.push(b'\n');
     }
 }
 
@@ -259,18 +380,143 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rows_parse_in_both_styles() {
-        assert_eq!(
-            parse_row(b"0 3 5 4 6 9 2 7 8"),
-            Some(([0, 3, 5, 4, 6, 9, 2, 7, 8], true))
-        );
+    fn rows_parse_in_every_style() {
+        use RowStyle::*;
+        let row = [0, 3, 5, 4, 6, 9, 2, 7, 8];
+        assert_eq!(parse_row(b"0 3 5 4 6 9 2 7 8"), Some((row, Spaced)));
+        assert_eq!(parse_row(b"035469278"), Some((row, Plain)));
         assert_eq!(
             parse_row(b"10300050."),
-            Some(([1, 0, 3, 0, 0, 0, 5, 0, 0], false))
+            Some(([1, 0, 3, 0, 0, 0, 5, 0, 0], Plain))
         );
-        assert_eq!(parse_row(b"0 3 5 4 6 9 2 7  "), None);
-        assert_eq!(parse_row(b"0  3 5 4 6 9 2 7 8"), None);
-        assert_eq!(parse_row(b"12345678x"), None);
+        for boxed in [
+            &b"035 469 278"[..],
+            b"|035|469|278|",
+            b"0 3 5 | 4 6 9 | 2 7 8",
+            b"| 0 3 5 | 4 6 9 | 2 7 8 |",
+            b"035\t469\t278",
+            b"0  3 5 4 6 9 2 7 8",
+        ] {
+            let text = String::from_utf8_lossy(boxed);
+            assert_eq!(parse_row(boxed), Some((row, Boxed)), "{text}");
+        }
+        assert_eq!(
+            parse_row(b".3. |4.. |...").map(|(row, _)| row),
+            Some([0, 3, 0, 4, 0, 0, 0, 0, 0])
+        );
+        for bad in [
+            &b"0 3 5 4 6 9 2 7  "[..],
+            b"12345678x",
+            b"12 345 6789",
+            b"035469|278",
+            b"035 469 27",
+            b"035 469 278 1",
+            b"03|5 469 278",
+            b"035 || 469 278",
+            b"035 469 27x",
+            b"0 3 5 469 2 7 8",
+            b"|0 3 5|4 6 9|2 7 8 9|",
+            b"",
+        ] {
+            let text = String::from_utf8_lossy(bad);
+            assert_eq!(parse_row(bad), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn rules_are_lines_of_dashes() {
+        for rule in [
+            &b"------+-------+------"[..],
+            b"*-----------*",
+            b"|---+---+---|",
+            b" ======:=====:===== ",
+            b"+-------+-------+-------+",
+        ] {
+            assert!(is_rule(rule), "{}", String::from_utf8_lossy(rule));
+        }
+        for other in [&b"+ + +"[..], b"", b"|   |", b"--- x ---", b"-1-"] {
+            assert!(!is_rule(other), "{}", String::from_utf8_lossy(other));
+        }
+    }
+
+    /// Answers every grid of `text` (solve) as the grid format writes them.
+    fn answer(text: &str) -> String {
+        let mut out = BlockOut::new(10);
+        GridFormat.answer_block(text.as_bytes(), Task::Solve { lexmin: false }, &mut out);
+        String::from_utf8(out.bytes).unwrap()
+    }
+
+    #[test]
+    fn a_boxed_grid_is_answered_in_its_own_drawing() {
+        let drawing = concat!(
+            "Grid 01\n",
+            "*-----------*\n",
+            "|..3|.2.|6..|\n",
+            "|9..|3.5|..1|\n",
+            "|..1|8.6|4..|\n",
+            "|---+---+---|\n",
+            "|..8|1.2|9..|\n",
+            "# a note\n",
+            "|7..|...|..8|\r\n",
+            "|..6|7.8|2..|   \n",
+            "|---+---+---|\n",
+            "|..2|6.9|5..|\n",
+            "|8..|2.3|..9|\n",
+            "|..5|.1.|3..|\n",
+            "*-----------*\n",
+            "\n",
+            "  . . 3 | . 2 . | 6 . .\n",
+            "  9 . . | 3 . 5 | . . 1\n",
+            "  . . 1 | 8 . 6 | 4 . .\n",
+            "  ------+-------+------\n",
+            "  . . 8 | 1 . 2 | 9 . .\n",
+            "  7 . . | . . . | . . 8\n",
+            "  . . 6 | 7 . 8 | 2 . .\n",
+            "  ------+-------+------\n",
+            "  . . 2 | 6 . 9 | 5 . .\n",
+            "  8 . . | 2 . 3 | . . 9\n",
+            "  . . 5 | . 1 . | 3 . .\n",
+        );
+        let expected = concat!(
+            "*-----------*\n",
+            "|483|921|657|\n",
+            "|967|345|821|\n",
+            "|251|876|493|\n",
+            "|---+---+---|\n",
+            "|548|132|976|\n",
+            "|729|564|138|\n",
+            "|136|798|245|\n",
+            "|---+---+---|\n",
+            "|372|689|514|\n",
+            "|814|253|769|\n",
+            "|695|417|382|\n",
+            "*-----------*\n",
+            "\n",
+            "  4 8 3 | 9 2 1 | 6 5 7\n",
+            "  9 6 7 | 3 4 5 | 8 2 1\n",
+            "  2 5 1 | 8 7 6 | 4 9 3\n",
+            "  ------+-------+------\n",
+            "  5 4 8 | 1 3 2 | 9 7 6\n",
+            "  7 2 9 | 5 6 4 | 1 3 8\n",
+            "  1 3 6 | 7 9 8 | 2 4 5\n",
+            "  ------+-------+------\n",
+            "  3 7 2 | 6 8 9 | 5 1 4\n",
+            "  8 1 4 | 2 5 3 | 7 6 9\n",
+            "  6 9 5 | 4 1 7 | 3 8 2\n",
+        );
+        assert_eq!(answer(drawing), expected);
+    }
+
+    #[test]
+    fn a_grid_of_rules_alone_or_with_a_bad_row_is_invalid() {
+        let text = "-----+-----\n\n003 020 600\n900 305 0x1\n";
+        let mut out = BlockOut::new(10);
+        GridFormat.answer_block(text.as_bytes(), Task::Solve { lexmin: false }, &mut out);
+        assert_eq!(
+            String::from_utf8(out.bytes).unwrap(),
+            "invalid: a grid needs 9 rows, this one has 0\n\ninvalid: row 2 is not nine cells \
+             (digits, 0 or . for blanks), unseparated, separated by single spaces, or in boxes\n"
+        );
     }
 
     #[test]

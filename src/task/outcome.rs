@@ -27,7 +27,7 @@ pub enum Invalid {
     #[error("the row has no solution column")]
     MissingSolutionColumn,
     /// Grid format: row `n` (1-based) of a grid is not nine cells.
-    #[error("row {0} is not nine cells (digits, 0 or . for blanks), unseparated or separated by single spaces")]
+    #[error("row {0} is not nine cells (digits, 0 or . for blanks), unseparated, separated by single spaces, or in boxes")]
     GridRow(usize),
     /// Grid format: a run of lines that is not nine rows long.
     #[error("a grid needs 9 rows, this one has {0}")]
