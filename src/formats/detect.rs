@@ -515,13 +515,14 @@ pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Opt
 /// The choice is a function of those bytes alone, never of how fast they came.
 ///
 /// - A first record that is a whole puzzle decides at once: an 81-cell line (line format), or
-///   nine 9-cell rows (grid format).
+///   nine 9-cell rows, a boxed grid's rules among them (grid format).
 /// - Otherwise the sample decides. CSV when the first record row is a header: none of its fields
 ///   is a puzzle, and either one is named like a puzzle column (`puzzle`, `quizzes`,
 ///   `question`, ..., or `column`, any case), or no field looks like data (a number, a long run
 ///   of digits) and the next row has as many fields with an 81-cell puzzle among them.
 /// - Otherwise grid or line, whichever explains more of the sampled record lines (a grid row is
-///   nine cells; a line record starts with 81 cells); ties go to line. A stray line of the other
+///   nine cells; a line record starts with 81 cells; a boxed grid's rules count for neither);
+///   ties go to line. A stray line of the other
 ///   kind stays a malformed record of the chosen format, in place.
 /// - Rows whose puzzle is in the same field, not the first, of comma, semicolon or tab separated
 ///   fields (the first record line and nine in ten of the rest) are a table without its header:
@@ -655,7 +656,7 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         (FormatChoice::Line, "line", line_records, grid_rows)
     };
     // Doubtful: the other reading has some evidence too, or most lines fit neither.
-    let note = (other > 0 || 2 * explained < total - rules).then(|| {
+    let note = (other > 0 || explained == 0 || 2 * explained < total - rules).then(|| {
         format!(
             "format: {name} (of the first {total} record lines, {line_records} start with an \
              81-cell puzzle and {grid_rows} are 9-cell grid rows; the first is {first:?}); \
@@ -914,8 +915,11 @@ mod tests {
         assert_eq!(first_record(text.as_bytes(), false), None);
         let d = detect(text.as_bytes(), None);
         assert_eq!((d.choice, d.note), (FormatChoice::Grid, None));
-        // Rules alone are no grid.
-        assert_eq!(first_record(b"-----\n".repeat(12).as_slice(), false), None);
+        // Rules alone are no grid, nor any evidence: what is chosen is said.
+        let rules = b"-----\n".repeat(20);
+        assert_eq!(first_record(&rules, false), None);
+        let note = detect(&rules, None).note.unwrap();
+        assert!(note.contains("0 are 9-cell grid rows"), "{note}");
     }
 
     #[test]

@@ -107,14 +107,18 @@ fn parse_boxed_row(text: &[u8]) -> Option<[u8; 9]> {
 }
 
 /// True for a rule of a boxed grid: a line of `-` or `=` with `+`, `|`, `*`, `:` and spaces
-/// (`------+------+------`, `*-----------*`, `|---+---+---|`). Rules are part of the grid they are
-/// in and hold no cells.
+/// (`------+------+------`, `*-----------*`, `|---+---+---|`), and `.` or `'` corners at its ends or
+/// between dashes (`.-------.-------.`). Rules are part of the grid they are in and hold no cells;
+/// no row is one (a row has no dash).
 pub fn is_rule(line: &[u8]) -> bool {
     let line = text::trim(line);
+    let dash = |i: usize| matches!(line.get(i), Some(b'-' | b'='));
     line.iter().any(|&b| b == b'-' || b == b'=')
-        && line
-            .iter()
-            .all(|&b| matches!(b, b'-' | b'=' | b'+' | b'|' | b'*' | b':' | b' ' | b'\t'))
+        && line.iter().enumerate().all(|(i, &b)| match b {
+            b'-' | b'=' | b'+' | b'|' | b'*' | b':' | b' ' | b'\t' => true,
+            b'.' | b'\'' => i == 0 || i + 1 == line.len() || dash(i - 1) && dash(i + 1),
+            _ => false,
+        })
 }
 
 /// True for a title line: one that starts (after whitespace) with two ASCII letters, as
@@ -263,7 +267,9 @@ impl RecordReader for GridReader<'_> {
                 error: None,
             });
             p.drawing.end = end;
-            if is_rule(line) {
+            // A rule holds no cell, so no row is one (asked only of what is no row).
+            let row = parse_row(line);
+            if row.is_none() && is_rule(line) {
                 p.style = RowStyle::Boxed;
                 continue;
             }
@@ -271,7 +277,7 @@ impl RecordReader for GridReader<'_> {
             if p.rows > 9 || p.error.is_some() {
                 continue;
             }
-            match parse_row(line) {
+            match row {
                 Some((row, style)) => {
                     if p.rows == 1 || style == RowStyle::Boxed {
                         p.style = p.style.max(style);
@@ -329,8 +335,8 @@ impl Renderer<GridReader<'_>> for GridRenderer {
     }
 }
 
-/// Appends a boxed grid's lines with its cells replaced by `grid`'s, in order (rules hold no
-/// cells): rules and separators as they were, each line's indent kept (its spaces and tabs) and trailing
+/// Appends a boxed grid's lines with its rows' cells replaced by `grid`'s, in order: rules and
+/// separators as they were, each line's indent kept (its spaces and tabs) and trailing
 /// whitespace dropped; `#` lines left out.
 fn push_drawing(bytes: &mut Vec<u8>, drawing: &[u8], grid: &Grid) {
     let mut values = grid.cells().iter();
@@ -341,6 +347,11 @@ fn push_drawing(bytes: &mut Vec<u8>, drawing: &[u8], grid: &Grid) {
         }
         let indent = &line[..line.len() - text::trim_start(line).len()];
         bytes.extend(indent.iter().filter(|&&b| b == b' ' || b == b'\t'));
+        if is_rule(body) {
+            bytes.extend_from_slice(body);
+            bytes.push(b'\n');
+            continue;
+        }
         for &b in body {
             match b {
                 b'1'..=b'9' | b'0' | b'.' => {
@@ -431,10 +442,22 @@ mod tests {
             b"|---+---+---|",
             b" ======:=====:===== ",
             b"+-------+-------+-------+",
+            b".-------.-------.-------.",
+            b"'-------'-------'-------'",
+            b":---.---:",
         ] {
             assert!(is_rule(rule), "{}", String::from_utf8_lossy(rule));
         }
-        for other in [&b"+ + +"[..], b"", b"|   |", b"--- x ---", b"-1-"] {
+        for other in [
+            &b"+ + +"[..],
+            b"",
+            b"|   |",
+            b"--- x ---",
+            b"-1-",
+            b"...-...-...",
+            b"-..-",
+            b"- . -",
+        ] {
             assert!(!is_rule(other), "{}", String::from_utf8_lossy(other));
         }
     }
@@ -454,7 +477,7 @@ mod tests {
             "|..3|.2.|6..|\n",
             "|9..|3.5|..1|\n",
             "|..1|8.6|4..|\n",
-            "|---+---+---|\n",
+            ".---.---.---.\n",
             "|..8|1.2|9..|\n",
             "# a note\n",
             "|7..|...|..8|\r\n",
@@ -482,7 +505,7 @@ mod tests {
             "|483|921|657|\n",
             "|967|345|821|\n",
             "|251|876|493|\n",
-            "|---+---+---|\n",
+            ".---.---.---.\n",
             "|548|132|976|\n",
             "|729|564|138|\n",
             "|136|798|245|\n",
