@@ -1,8 +1,8 @@
 //! Detection is a function of the input's bytes alone: wherever a reader stops waiting (at a
 //! prefix that [`decided`] says settles the format, or at the whole sample), the choice is the
 //! one the whole sample gives. Inputs are built from the pieces real files hold: puzzle lines
-//! with and without trailing fields, damaged puzzles, grid rows, comments, blank lines, CSV
-//! headers and rows, and words.
+//! with and without trailing fields, damaged puzzles, grid rows (plain and boxed) and rules,
+//! comments, blank lines, CSV headers and rows, and words.
 
 use proptest::prelude::*;
 use sudoku_batch::{decided, detect, FormatChoice};
@@ -16,6 +16,15 @@ fn piece() -> impl Strategy<Value = String> {
         Just(format!("x{}", &P[1..])),
         Just(format!("{},2.5", &P[..60])),
         (0..9usize).prop_map(|r| P[9 * r..9 * r + 9].to_string()),
+        // A boxed grid's rows and rules.
+        (0..9usize).prop_map(|r| {
+            let row = &P[9 * r..9 * r + 9];
+            format!("|{}|{}|{}|", &row[..3], &row[3..6], &row[6..])
+        }),
+        Just("------+-------+------".to_string()),
+        Just("*-----------*".to_string()),
+        // A whole boxed grid (`\u{1}` stands for the input's line end).
+        Just(boxed_grid()),
         Just(String::new()),
         Just("# a comment".to_string()),
         Just("id,puzzle".to_string()),
@@ -24,6 +33,19 @@ fn piece() -> impl Strategy<Value = String> {
         Just(format!("gen,{P},")),
         "[a-z]{1,12}",
     ]
+}
+
+fn boxed_grid() -> String {
+    let rows = (0..9).map(|r| {
+        let row = &P[9 * r..9 * r + 9];
+        let rule = if r == 3 || r == 6 {
+            "---+---+---\u{1}"
+        } else {
+            ""
+        };
+        format!("{rule}{} {} {}", &row[..3], &row[3..6], &row[6..])
+    });
+    rows.collect::<Vec<_>>().join("\u{1}")
 }
 
 fn input() -> impl Strategy<Value = Vec<u8>> {
@@ -39,7 +61,7 @@ fn input() -> impl Strategy<Value = Vec<u8>> {
                 String::new()
             };
             for piece in pieces {
-                text += &piece;
+                text += &piece.replace('\u{1}', end);
                 text += end;
             }
             text.into_bytes()
