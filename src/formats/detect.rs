@@ -521,8 +521,8 @@ pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Opt
 ///   `question`, ..., or `column`, any case), or no field looks like data (a number, a long run
 ///   of digits) and the next row has as many fields with an 81-cell puzzle among them.
 /// - Otherwise grid or line, whichever explains more of the sampled record lines (a grid row is
-///   nine cells; a line record starts with 81 cells; a boxed grid's rules count for neither);
-///   ties go to line. A stray line of the other
+///   nine cells; a line record starts with 81 cells; a boxed grid's rules count for neither,
+///   and as lines that fit neither only when line is chosen); ties go to line. A stray line of the other
 ///   kind stays a malformed record of the chosen format, in place.
 /// - Rows whose puzzle is in the same field, not the first, of comma, semicolon or tab separated
 ///   fields (the first record line and nine in ten of the rest) are a table without its header:
@@ -591,7 +591,7 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
     };
     let mut line_records = 0usize;
     let mut grid_rows = 0usize;
-    // A boxed grid's rules: evidence of neither format alone, and no line that fits neither.
+    // A boxed grid's rules: evidence of neither format.
     let mut rules = 0usize;
     for record in &records {
         let text = record.trim_ascii();
@@ -656,7 +656,9 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         (FormatChoice::Line, "line", line_records, grid_rows)
     };
     // Doubtful: the other reading has some evidence too, or most lines fit neither.
-    let note = (other > 0 || explained == 0 || 2 * explained < total - rules).then(|| {
+    // Rules are part of the grids when those are chosen, lines that fit neither otherwise.
+    let weighed = if grid { total - rules } else { total };
+    let note = (other > 0 || explained == 0 || 2 * explained < weighed).then(|| {
         format!(
             "format: {name} (of the first {total} record lines, {line_records} start with an \
              81-cell puzzle and {grid_rows} are 9-cell grid rows; the first is {first:?}); \
@@ -920,6 +922,14 @@ mod tests {
         assert_eq!(first_record(&rules, false), None);
         let note = detect(&rules, None).note.unwrap();
         assert!(note.contains("0 are 9-cell grid rows"), "{note}");
+        // Among line records, rules are lines that fit neither.
+        let text = format!("------\n{P}\n------\n{P}\n------\n");
+        let d = detect(text.as_bytes(), None);
+        assert_eq!(d.choice, FormatChoice::Line);
+        assert!(d
+            .note
+            .unwrap()
+            .contains("of the first 5 record lines, 2 start"));
     }
 
     #[test]
