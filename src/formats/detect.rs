@@ -435,10 +435,11 @@ pub struct Detected {
 
 /// The first record of `body` (which starts at a record: no byte-order mark, no blank or `#`
 /// line before it), when it is a whole puzzle by itself: an 81-cell line record, or nine 9-cell
-/// grid rows (after a title line, if any; a boxed grid's rules among them). Returns its format and the offset just past it. Only
-/// whole lines are judged (each has its line end, and a CR the byte after it, which tells a lone
-/// CR from a CRLF, unless `cr_ends` says a CR at the very end ends its line), so what this says
-/// of a prefix of an input it says of every longer one, at the same offset.
+/// grid rows (after a title line, if any; a boxed grid's rules among them). Returns its format
+/// and the offset just past it. Only whole lines are judged (each has its line end, and a CR
+/// the byte after it, which tells a lone CR from a CRLF, unless `cr_ends` says a CR at the very
+/// end ends its line), so what this says of a prefix of an input it says of every longer one, at
+/// the same offset.
 pub(crate) fn first_record(body: &[u8], cr_ends: bool) -> Option<(FormatChoice, usize)> {
     // A line whose end has come: its bytes, and the offset past its end.
     let whole_line = |start: usize| {
@@ -522,8 +523,8 @@ pub fn decided(prefix: &[u8], choice: FormatChoice, column: Option<&str>) -> Opt
 ///   of digits) and the next row has as many fields with an 81-cell puzzle among them.
 /// - Otherwise grid or line, whichever explains more of the sampled record lines (a grid row is
 ///   nine cells; a line record starts with 81 cells; a boxed grid's rules count for neither,
-///   and as lines that fit neither only when line is chosen); ties go to line. A stray line of the other
-///   kind stays a malformed record of the chosen format, in place.
+///   and as lines that fit neither only when line is chosen); ties go to line. A stray line of
+///   the other kind stays a malformed record of the chosen format, in place.
 /// - Rows whose puzzle is in the same field, not the first, of comma, semicolon or tab separated
 ///   fields (the first record line and nine in ten of the rest) are a table without its header:
 ///   `unreadable`, with `headerless` set, whatever the sample's size.

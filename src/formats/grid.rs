@@ -107,9 +107,9 @@ fn parse_boxed_row(text: &[u8]) -> Option<[u8; 9]> {
 }
 
 /// True for a rule of a boxed grid: a line of `-` or `=` with `+`, `|`, `*`, `:` and spaces
-/// (`------+------+------`, `*-----------*`, `|---+---+---|`), and `.` or `'` corners at its ends or
-/// between dashes (`.-------.-------.`). Rules are part of the grid they are in and hold no cells;
-/// no row is one (a row has no dash).
+/// (`------+------+------`, `*-----------*`, `|---+---+---|`), and `.` or `'` corners at its
+/// ends or between dashes (`.-------.-------.`). Rules are part of the grid they are in and hold
+/// no cells; no row is one (a row has no dash).
 pub fn is_rule(line: &[u8]) -> bool {
     let line = text::trim(line);
     let dash = |i: usize| matches!(line.get(i), Some(b'-' | b'='));
