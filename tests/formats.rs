@@ -189,16 +189,34 @@ fn many_grids_cross_block_boundaries_in_order() {
     );
 }
 
-/// `line`'s cells drawn in boxes, in one of three styles forums and other solvers print: blanks
-/// as `.`, or as the solution's digits when `line` is one.
+/// `line`'s cells drawn in boxes, in one of four styles forums and other solvers print (the
+/// first and the last with borders): blanks as `.`, or as the solution's digits when `line` is
+/// one.
 fn to_boxed_text(line: &str, style: usize) -> String {
-    // (border, rule, row's start, between cells of a box, between boxes, row's end)
-    let (border, rule, start, inner, between, end) = match style {
-        0 => ("*-----------*\n", "|---+---+---|\n", "|", "", "|", "|"),
-        1 => ("", " ------+-------+------\n", " ", " ", " | ", ""),
-        _ => ("", "", "", "", " ", ""),
+    // (top, bottom, rule, row's start, between cells of a box, between boxes, row's end)
+    let (top, bottom, rule, start, inner, between, end) = match style {
+        0 => (
+            "*-----------*\n",
+            "*-----------*\n",
+            "|---+---+---|\n",
+            "|",
+            "",
+            "|",
+            "|",
+        ),
+        1 => ("", "", " ------+-------+------\n", " ", " ", " | ", ""),
+        2 => ("", "", "", "", "", " ", ""),
+        _ => (
+            ".-------.-------.-------.\n",
+            "'-------'-------'-------'\n",
+            ":-------+-------+-------:\n",
+            "| ",
+            " ",
+            " | ",
+            " |",
+        ),
     };
-    let mut out = border.to_string();
+    let mut out = top.to_string();
     for (i, row) in line.as_bytes().chunks(9).enumerate() {
         if i == 3 || i == 6 {
             out += rule;
@@ -215,7 +233,7 @@ fn to_boxed_text(line: &str, style: usize) -> String {
         out += end;
         out += "\n";
     }
-    out + border
+    out + bottom
 }
 
 #[test]
@@ -271,6 +289,68 @@ fn boxed_grids_are_answered_in_their_own_drawing() {
     assert!(
         piped.stdout == expected.as_bytes(),
         "streamed boxed output differs"
+    );
+}
+
+#[test]
+fn bordered_grids_back_to_back_are_answered_one_by_one() {
+    // Grids with top and bottom borders and no blank line between them, as `cat` joins exported
+    // grids: each bottom border ends a grid. Two drawings by turns, enough to cross many block
+    // boundaries, from a file and from a pipe; one grid short of a row answered in its place.
+    let pairs = sample_pairs();
+    let n = 12_000;
+    let short = 5_001;
+    let mut input = String::new();
+    let mut expected = String::new();
+    let mut short_line = 0;
+    for i in 0..n {
+        let (p, s) = &pairs[i % pairs.len()];
+        let style = if i % 2 == 0 { 0 } else { 3 };
+        if i > 0 {
+            expected += "\n";
+        }
+        if i == short {
+            short_line = input.lines().count() + 1;
+            let drawing = to_boxed_text(p, style);
+            let mut rows = drawing.lines().filter(|l| !l.contains('-')).skip(4);
+            let fifth = rows.next().unwrap();
+            input += &drawing.replacen(&format!("{fifth}\n"), "", 1);
+            expected += "invalid: a grid needs 9 rows, this one has 8\n";
+        } else {
+            input += &to_boxed_text(p, style);
+            expected += &to_boxed_text(s, style);
+        }
+    }
+    assert!(!input.contains("\n\n") && input.contains("*\n.---") && input.contains("'\n*---"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bordered.txt");
+    std::fs::write(&path, &input).unwrap();
+    let run = bin()
+        .args(["solve", "-j", "8"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        run.stdout == expected.as_bytes(),
+        "bordered grid output differs"
+    );
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    let message = format!(
+        "{}:{short_line}: invalid: a grid needs 9 rows",
+        path.display()
+    );
+    assert!(stderr.starts_with(&message), "{stderr}");
+    let summary = format!("records {n}, solved {}, unsolvable 0, invalid 1", n - 1);
+    assert!(stderr.contains(&summary), "{stderr}");
+    let piped = bin()
+        .args(["solve", "-q", "-j", "3"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(
+        piped.stdout == expected.as_bytes(),
+        "streamed bordered output differs"
     );
 }
 

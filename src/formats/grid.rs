@@ -3,8 +3,10 @@
 //! as forums and other solvers print them (`4.. .3. ...`, `|4..|.3.|...|`, `4 . . | . 3 . | . . .`,
 //! with rules such as `------+------+------` between the bands). Grids are separated by blank
 //! lines or title lines (a line that starts with two letters, such as Project Euler's `Grid 01`),
-//! which belong to no grid; `#` lines are ignored. A record is a run of lines between
-//! separators, so a malformed grid never swallows the next one.
+//! which belong to no grid, or by borders (a rule right after the rule that follows a row starts
+//! the next grid, as where bordered grids are printed one after another); `#` lines are ignored.
+//! A record is a run of lines between those boundaries, so a malformed grid never swallows the
+//! next one.
 //!
 //! Output keeps the style of each input grid: nine lines, spaced if the input was; a boxed grid's
 //! answer is its own drawing with every blank filled in. Grids are separated by a blank line. A
@@ -134,9 +136,41 @@ fn separates(line: &[u8]) -> bool {
     line.is_empty() || is_title(line)
 }
 
-/// Offset just past the last separator line (blank or title) of `buf` that has its line end (a
-/// grid boundary).
+/// What a line is to a grid, as the framing sees it (the reader tells them apart the same way,
+/// asking `parse_row` first).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Blank or a title: ends the grid before it, belongs to none.
+    Separator,
+    /// A `#` line, ignored.
+    Comment,
+    /// A rule of a boxed grid.
+    Rule,
+    /// A row, or what should have been one.
+    Row,
+}
+
+/// The kind of one line (its line end removed).
+fn kind(line: &[u8]) -> Kind {
+    let line = text::trim_start(line).trim_ascii_end();
+    if separates(line) {
+        Kind::Separator
+    } else if line[0] == b'#' {
+        Kind::Comment
+    } else if is_rule(line) {
+        Kind::Rule
+    } else {
+        Kind::Row
+    }
+}
+
+/// Offset of the last grid boundary of `buf` whose lines are whole: just past a separator line
+/// (blank or title), or at the start of a rule that follows a row's rule (`#` lines left out):
+/// that rule is the next grid's top border, as where bordered grids are printed one after
+/// another with no blank line between them.
 pub fn last_boundary(buf: &[u8]) -> Option<usize> {
+    // The next two lines that are not `#` lines, nearest first: their kinds and starts.
+    let mut after = [(Kind::Separator, 0); 2];
     let mut limit = buf.len();
     loop {
         let cut = line_end_before(buf, limit)?;
@@ -144,14 +178,54 @@ pub fn last_boundary(buf: &[u8]) -> Option<usize> {
         let crlf = cut >= 2 && buf[cut - 1] == b'\n' && buf[cut - 2] == b'\r';
         let terminator = cut - 1 - usize::from(crlf);
         let start = line_end_before(buf, terminator).unwrap_or(0);
-        if separates(&buf[start..terminator]) {
-            return Some(cut);
+        match kind(&buf[start..terminator]) {
+            Kind::Separator => return Some(cut),
+            Kind::Comment => {}
+            line => {
+                if [line, after[0].0, after[1].0] == [Kind::Row, Kind::Rule, Kind::Rule] {
+                    return Some(after[1].1);
+                }
+                after = [(line, start), after[0]];
+            }
         }
         if start == 0 {
             return None;
         }
         limit = start;
     }
+}
+
+/// Whether a grid starts at `at`, the start of a line of `data` whose records start at
+/// `first`: the line before it is a separator, or it is a rule that follows a row's rule.
+fn starts_grid(data: &[u8], first: usize, at: usize) -> bool {
+    let line_before = |end: usize| {
+        let crlf = end >= 2 && data[end - 1] == b'\n' && data[end - 2] == b'\r';
+        let terminator = end - 1 - usize::from(crlf);
+        let start = line_end_before(data, terminator).map_or(first, |s| s.max(first));
+        (start, &data[start..terminator])
+    };
+    let (mut start, previous) = line_before(at);
+    if separates(previous) {
+        return true;
+    }
+    if kind(&data[at..text::line_end(data, at)]) != Kind::Rule {
+        return false;
+    }
+    // The two lines before it that are not `#` lines, nearest first.
+    let mut kinds = [kind(previous), Kind::Separator];
+    let mut found = usize::from(kinds[0] != Kind::Comment);
+    while found < 2 && start > first {
+        let (s, line) = line_before(start);
+        start = s;
+        match kind(line) {
+            Kind::Comment => {}
+            k => {
+                kinds[found] = k;
+                found += 1;
+            }
+        }
+    }
+    found == 2 && kinds == [Kind::Rule, Kind::Row]
 }
 
 /// The grid format.
@@ -167,20 +241,11 @@ impl TextFormat for GridFormat {
     }
 
     fn record_start_at_or_after(&self, data: &[u8], first: usize, p: usize) -> usize {
-        // A grid starts on the first line after a separator line (or at `first`).
         let mut line = text::line_end(data, p - 1);
-        loop {
-            if line >= data.len() {
-                return data.len();
-            }
-            let crlf = line >= 2 && data[line - 1] == b'\n' && data[line - 2] == b'\r';
-            let terminator = line - 1 - usize::from(crlf);
-            let previous = line_end_before(data, terminator).map_or(first, |s| s.max(first));
-            if separates(&data[previous..terminator]) {
-                return line;
-            }
+        while line < data.len() && !starts_grid(data, first, line) {
             line = text::line_end(data, line);
         }
+        line
     }
 
     fn holds_record(&self, bytes: &[u8]) -> bool {
@@ -199,6 +264,7 @@ impl TextFormat for GridFormat {
             line: 0,
             style: RowStyle::Plain,
             drawing: 0..0,
+            next: None,
         };
         answer_records(reader, GridRenderer, task, out);
     }
@@ -210,12 +276,14 @@ impl TextFormat for GridFormat {
             line: 0,
             style: RowStyle::Plain,
             drawing: 0..0,
+            next: None,
         };
         crate::records::each_puzzle(reader, each);
     }
 }
 
-/// Reads the grids of a block: a grid is a run of lines between separators (`#` lines skipped).
+/// Reads the grids of a block: a grid is a run of lines between separators, or ended by a rule
+/// after a row's rule (which starts the next one); `#` lines skipped.
 struct GridReader<'a> {
     lines: std::iter::Enumerate<Lines<'a>>,
     block: &'a [u8],
@@ -226,6 +294,8 @@ struct GridReader<'a> {
     style: RowStyle,
     /// Where the last grid's lines are in the block (a boxed grid's answer is drawn over them).
     drawing: std::ops::Range<usize>,
+    /// A line read that starts the next grid (a top border right after the last grid's bottom).
+    next: Option<(usize, &'a [u8])>,
 }
 
 /// A grid being read.
@@ -240,9 +310,30 @@ struct Pending {
     error: Option<(u64, Invalid)>,
 }
 
+impl Pending {
+    /// A grid whose first line is `first_line`, at `drawing` in the block.
+    fn new(first_line: u64, drawing: std::ops::Range<usize>, style: RowStyle) -> Self {
+        Pending {
+            first_line,
+            rows: 0,
+            cells: [0; CELLS],
+            style,
+            drawing,
+            error: None,
+        }
+    }
+}
+
 impl RecordReader for GridReader<'_> {
     fn next_record(&mut self) -> Option<Record<'_>> {
-        let mut pending: Option<Pending> = None;
+        // A top border that ended the last grid starts this one.
+        let mut pending = self.next.take().map(|(i, raw)| {
+            let start = raw.as_ptr() as usize - self.block.as_ptr() as usize;
+            Pending::new(i as u64 + 1, start..start + raw.len(), RowStyle::Boxed)
+        });
+        // 1 after a row, 2 after a row and a rule: a rule then starts the next grid (as
+        // `last_boundary` and `starts_grid` cut).
+        let mut ending = 0u8;
         for (i, raw) in self.lines.by_ref() {
             let line_no = i as u64 + 1;
             let start = raw.as_ptr() as usize - self.block.as_ptr() as usize;
@@ -258,21 +349,21 @@ impl RecordReader for GridReader<'_> {
                 continue;
             }
             let end = start + raw.len();
-            let p = pending.get_or_insert(Pending {
-                first_line: line_no,
-                rows: 0,
-                cells: [0; CELLS],
-                style: RowStyle::Plain,
-                drawing: start..end,
-                error: None,
-            });
-            p.drawing.end = end;
+            let p = pending.get_or_insert(Pending::new(line_no, start..end, RowStyle::Plain));
             // A rule holds no cell, so no row is one (asked only of what is no row).
             let row = parse_row(line);
             if row.is_none() && is_rule(line) {
+                if ending == 2 {
+                    self.next = Some((i, raw));
+                    break;
+                }
+                ending = if ending == 1 { 2 } else { 0 };
+                p.drawing.end = end;
                 p.style = RowStyle::Boxed;
                 continue;
             }
+            ending = 1;
+            p.drawing.end = end;
             p.rows += 1;
             if p.rows > 9 || p.error.is_some() {
                 continue;
@@ -530,6 +621,97 @@ mod tests {
         assert_eq!(answer(drawing), expected);
     }
 
+    /// The example's grid drawn with a top and a bottom border (HoDoKu's corners), and its
+    /// answer.
+    fn bordered(crlf: bool) -> (String, String) {
+        let rows = [
+            "..3.2.6..",
+            "9..3.5..1",
+            "..18.64..",
+            "..81.29..",
+            "7.......8",
+            "..67.82..",
+            "..26.95..",
+            "8..2.3..9",
+            "..5.1.3..",
+        ];
+        let answer = [
+            "483921657",
+            "967345821",
+            "251876493",
+            "548132976",
+            "729564138",
+            "136798245",
+            "372689514",
+            "814253769",
+            "695417382",
+        ];
+        let end = if crlf { "\r\n" } else { "\n" };
+        let draw = |rows: [&str; 9]| {
+            let mut out = format!(".-------.-------.-------.{end}");
+            for (i, row) in rows.iter().enumerate() {
+                let b = row.as_bytes();
+                let cells = |k: usize| {
+                    format!("{} {} {}", b[k] as char, b[k + 1] as char, b[k + 2] as char)
+                };
+                out += &format!("| {} | {} | {} |{end}", cells(0), cells(3), cells(6));
+                if i == 2 || i == 5 {
+                    out += &format!(":-------+-------+-------:{end}");
+                }
+            }
+            out + &format!("'-------'-------'-------'{end}")
+        };
+        (draw(rows), draw(answer).replace("\r\n", "\n"))
+    }
+
+    #[test]
+    fn bordered_grids_back_to_back_are_one_record_each() {
+        // A bottom border and the next grid's top border with no blank line between them (as
+        // `cat` joins exported grids): the second rule starts the next grid. A `#` line between
+        // them changes nothing; a grid short of a row is answered alone; a double rule before any
+        // row is no boundary.
+        let (grid, solved) = bordered(false);
+        let (grid_crlf, _) = bordered(true);
+        let short: String = grid
+            .lines()
+            .filter(|l| !l.starts_with("| . . 8"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let text = format!("=======\n{grid}{grid_crlf}# note\n{short}{grid}{grid}");
+        let expected = format!(
+            "=======\n{solved}\n{solved}\ninvalid: a grid needs 9 rows, this one has 8\n\n\
+             {solved}\n{solved}"
+        );
+        // The first grid has two rules before its first row: both are its own.
+        let whole = answer(&text);
+        assert_eq!(whole, expected);
+        // The framing agrees with the reader at every cut.
+        let data = text.as_bytes();
+        let mut starts = Vec::new();
+        for p in 1..data.len() {
+            let cut = GridFormat.record_start_at_or_after(data, 0, p);
+            starts.push(cut);
+            let joined = [answer(&text[..cut]), answer(&text[cut..])]
+                .into_iter()
+                .filter(|a| !a.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n");
+            assert_eq!(joined, whole, "cut at {cut}");
+            if let Some(b) = last_boundary(&data[..p]) {
+                assert!(
+                    starts.contains(&b) || b == 0,
+                    "boundary {b} of {p} bytes is no start"
+                );
+            }
+        }
+        starts.dedup();
+        assert_eq!(
+            starts.len(),
+            5,
+            "four grid starts after the first, and the end: {starts:?}"
+        );
+    }
+
     #[test]
     fn a_grid_of_rules_alone_or_with_a_bad_row_is_invalid() {
         let text = "-----+-----\n\n003 020 600\n900 305 0x1\n";
@@ -553,6 +735,12 @@ mod tests {
         // A title line separates grids as a blank line does; a `#` line does not.
         assert_eq!(last_boundary(b"123\nGrid 02\n456\n"), Some(12));
         assert_eq!(last_boundary(b"123\n # note\n456\n"), None);
+        // A rule after a row's rule starts the next grid, once its line has ended.
+        assert_eq!(last_boundary(b"123\n---\n---\n456\n"), Some(8));
+        assert_eq!(last_boundary(b"123\n---\n# x\n---\n"), Some(12));
+        assert_eq!(last_boundary(b"123\n---\n---"), None);
+        assert_eq!(last_boundary(b"---\n---\n456\n"), None);
+        assert_eq!(last_boundary(b"123\n---\n456\n---\n"), None);
     }
 
     #[test]
