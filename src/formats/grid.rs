@@ -713,6 +713,21 @@ mod tests {
     }
 
     #[test]
+    fn grids_with_nothing_between_them_are_one_invalid_record_that_says_so() {
+        let grid = "003020600\n900305001\n001806400\n008102900\n700000008\n006708200\n\
+                    002609500\n800203009\n005010300\n";
+        assert_eq!(
+            answer(&format!("{grid}{grid}")),
+            "invalid: a grid needs 9 rows, this one has 18 (grids need a blank or title line \
+             between them)\n"
+        );
+        assert_eq!(
+            answer(&grid[10..]),
+            "invalid: a grid needs 9 rows, this one has 8\n"
+        );
+    }
+
+    #[test]
     fn a_grid_of_rules_alone_or_with_a_bad_row_is_invalid() {
         let text = "-----+-----\n\n003 020 600\n900 305 0x1\n";
         let mut out = BlockOut::new(10);

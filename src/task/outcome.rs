@@ -8,6 +8,16 @@ use crate::dataset::rate;
 use crate::grade::Grade;
 use crate::grid::{Clash, Grid, ParseError, CELLS};
 
+/// What to add to [`Invalid::GridRows`] for a run of more than nine rows: most often grids
+/// written one after another with nothing between them.
+fn joined_grids(rows: &usize) -> &'static str {
+    if *rows > 9 {
+        " (grids need a blank or title line between them)"
+    } else {
+        ""
+    }
+}
+
 /// Why a record is not a well-formed puzzle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -30,7 +40,7 @@ pub enum Invalid {
     #[error("row {0} is not nine cells (digits, 0 or . for blanks), unseparated, separated by single spaces, or in boxes")]
     GridRow(usize),
     /// Grid format: a run of lines that is not nine rows long.
-    #[error("a grid needs 9 rows, this one has {0}")]
+    #[error("a grid needs 9 rows, this one has {}{}", .0, joined_grids(.0))]
     GridRows(usize),
     /// CSV: a quote opened a field and was never closed; the field was closed at the end of its
     /// line so that the rows after it are still read.
