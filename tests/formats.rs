@@ -263,21 +263,33 @@ fn boxed_grids_are_answered_in_their_own_drawing() {
         }
     }
     assert!(input.contains("|..") && input.contains(". . |") && input.contains("... ..."));
+    let message = "invalid: row 1 is not";
+    assert_answered_with_one_invalid("boxed.txt", &input, &expected, n, bad_line, message);
+}
+
+/// Solves `input` (`n` records) from a file at `-j 8` and from a pipe at `-j 3`: both outputs are
+/// `expected`, and the file's one invalid record, on line `line`, is reported first on stderr
+/// with `message`, then counted in the summary.
+fn assert_answered_with_one_invalid(
+    name: &str,
+    input: &str,
+    expected: &str,
+    n: usize,
+    line: usize,
+    message: &str,
+) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("boxed.txt");
-    std::fs::write(&path, &input).unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, input).unwrap();
     let run = bin()
         .args(["solve", "-j", "8"])
         .arg(&path)
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(1));
-    assert!(
-        run.stdout == expected.as_bytes(),
-        "boxed grid output differs"
-    );
+    assert!(run.stdout == expected.as_bytes(), "{name}: output differs");
     let stderr = String::from_utf8(run.stderr).unwrap();
-    let message = format!("{}:{bad_line}: invalid: row 1 is not", path.display());
+    let message = format!("{}:{line}: {message}", path.display());
     assert!(stderr.starts_with(&message), "{stderr}");
     let summary = format!("records {n}, solved {}, unsolvable 0, invalid 1", n - 1);
     assert!(stderr.contains(&summary), "{stderr}");
@@ -288,7 +300,7 @@ fn boxed_grids_are_answered_in_their_own_drawing() {
         .unwrap();
     assert!(
         piped.stdout == expected.as_bytes(),
-        "streamed boxed output differs"
+        "{name}: streamed output differs"
     );
 }
 
@@ -322,36 +334,8 @@ fn bordered_grids_back_to_back_are_answered_one_by_one() {
         }
     }
     assert!(!input.contains("\n\n") && input.contains("*\n.---") && input.contains("'\n*---"));
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bordered.txt");
-    std::fs::write(&path, &input).unwrap();
-    let run = bin()
-        .args(["solve", "-j", "8"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(1));
-    assert!(
-        run.stdout == expected.as_bytes(),
-        "bordered grid output differs"
-    );
-    let stderr = String::from_utf8(run.stderr).unwrap();
-    let message = format!(
-        "{}:{short_line}: invalid: a grid needs 9 rows",
-        path.display()
-    );
-    assert!(stderr.starts_with(&message), "{stderr}");
-    let summary = format!("records {n}, solved {}, unsolvable 0, invalid 1", n - 1);
-    assert!(stderr.contains(&summary), "{stderr}");
-    let piped = bin()
-        .args(["solve", "-q", "-j", "3"])
-        .write_stdin(input)
-        .output()
-        .unwrap();
-    assert!(
-        piped.stdout == expected.as_bytes(),
-        "streamed bordered output differs"
-    );
+    let message = "invalid: a grid needs 9 rows";
+    assert_answered_with_one_invalid("bordered.txt", &input, &expected, n, short_line, message);
 }
 
 #[test]
