@@ -1001,12 +1001,18 @@ fn grade_adds_typed_columns_and_bad_rows_get_statuses_in_place() {
             "se_estimate",
             "hardest",
             "steps",
+            "se_pearl",
+            "se_diamond",
             "status"
         ]
     );
     assert_eq!(table.column(5).data_type(), &DataType::Float64);
     assert_eq!(table.column(7).data_type(), &DataType::Int64);
+    assert_eq!(table.column(8).data_type(), &DataType::Float64);
+    assert_eq!(table.column(9).data_type(), &DataType::Float64);
     let se = table.column(5).as_primitive::<Float64Type>();
+    let pearl = table.column(8).as_primitive::<Float64Type>();
+    let diamond = table.column(9).as_primitive::<Float64Type>();
     let hardest = strings(&table, "hardest");
     let status = strings(&table, "status");
     for (i, p) in puzzles.iter().enumerate() {
@@ -1017,11 +1023,14 @@ fn grade_adds_typed_columns_and_bad_rows_get_statuses_in_place() {
             Some(Ok(grid)) => {
                 let g = sudoku_batch::grade::grade(&grid).unwrap();
                 assert_eq!(se.value(i), g.se_estimate(), "row {i}");
+                assert_eq!(pearl.value(i), g.se_pearl(), "row {i}");
+                assert_eq!(diamond.value(i), g.se_diamond(), "row {i}");
                 assert_eq!(hardest[i].as_deref(), Some(g.hardest_text()), "row {i}");
                 assert_eq!(status[i].as_deref(), Some("ok"));
             }
             _ => {
                 assert!(se.is_null(i) && hardest[i].is_none(), "row {i}");
+                assert!(pearl.is_null(i) && diamond.is_null(i), "row {i}");
                 assert!(
                     status[i].as_deref().unwrap().starts_with("invalid"),
                     "row {i}"

@@ -21,6 +21,9 @@ fn checked_with(text: &str, options: Options) -> Grade {
     let s = solution.cells();
     let mut steps = 0u32;
     let mut last = 0u8;
+    // The diamond is the first step's score; the pearl, the highest score up to the first step
+    // that places a digit (the whole path's, if none does).
+    let (mut diamond, mut pearl) = (None, None);
     // Each step of the path once, however many of its units show its pattern (a step's
     // removals and placement are then made, so no step can recur).
     let mut path: Vec<sudoku_batch::grade::Step> = Vec::new();
@@ -50,10 +53,17 @@ fn checked_with(text: &str, options: Options) -> Grade {
             "{text}: {step} does nothing"
         );
         last = last.max(step.tenths);
+        diamond.get_or_insert(step.tenths);
+        if step.place.is_some() {
+            pearl.get_or_insert(last);
+        }
     })
     .expect("solvable");
     assert_eq!(g.steps, steps, "{text}");
     assert_eq!(g.tenths, last, "{text}");
+    assert_eq!(g.diamond, diamond.unwrap_or(0), "{text}");
+    assert_eq!(g.pearl, pearl.unwrap_or(last), "{text}");
+    assert!(g.diamond <= g.pearl && g.pearl <= g.tenths, "{text}: {g:?}");
     // The values the ladder reaches agree with the solution; all of them unless it needed trial.
     let filled = logical_fill(&puzzle).unwrap();
     for (i, (&v, &w)) in filled.cells().iter().zip(s).enumerate() {
@@ -106,6 +116,7 @@ fn known_puzzles_grade_as_published() {
     let full = "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
     let g = grade(&Grid::parse(full.as_bytes()).unwrap()).unwrap();
     assert_eq!((g.steps, g.tenths, g.hardest), (0, 0, None));
+    assert_eq!((g.pearl, g.diamond), (0, 0));
     assert_eq!((g.band(), g.hardest_text()), ("easy", "none"));
     // One empty cell: one Full House.
     let one = format!("0{}", &full[1..]);
@@ -342,21 +353,26 @@ fn the_grade_command_answers_line_and_csv_input_with_bad_records_in_place() {
         .code(1);
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let rows: Vec<&str> = text.lines().collect();
-    assert_eq!(rows[0], "id,puzzle,grade,se_estimate,hardest,steps,status");
+    assert_eq!(
+        rows[0],
+        "id,puzzle,grade,se_estimate,hardest,steps,se_pearl,se_diamond,status"
+    );
     for (i, p) in puzzles.iter().enumerate().take(5) {
         let g = grade(&Grid::parse(p.as_bytes()).unwrap()).unwrap();
         let want = format!(
-            "{i},{p},{},{:.1},{},{},ok",
+            "{i},{p},{},{:.1},{},{},{:.1},{:.1},ok",
             g.band(),
             g.se_estimate(),
             g.hardest_text(),
-            g.steps
+            g.steps,
+            g.se_pearl(),
+            g.se_diamond()
         );
         assert_eq!(rows[i + 1], want);
     }
     assert_eq!(
         rows[6],
-        "5,oops,,,,,\"invalid: expected 81 cells, found 4\""
+        "5,oops,,,,,,,\"invalid: expected 81 cells, found 4\""
     );
 }
 
@@ -377,11 +393,13 @@ fn explain_prints_each_step_and_the_grade() {
     assert_eq!(lines.len(), steps.len() + 3, "{text}");
     assert_eq!(lines[1], format!("   1. {}", steps[0]));
     let grade_line = format!(
-        "grade: {:.1} {} {} ({} steps)",
+        "grade: {:.1} {} {} ({} steps; pearl {:.1}, diamond {:.1})",
         g.se_estimate(),
         g.band(),
         g.hardest_text(),
-        steps.len()
+        steps.len(),
+        g.se_pearl(),
+        g.se_diamond()
     );
     assert_eq!(lines[steps.len() + 1], grade_line);
     // One blank left: one step, so "step".
@@ -390,7 +408,7 @@ fn explain_prints_each_step_and_the_grade() {
         .unwrap();
     let text = explained(&format!(".{}", &solution.to_line()[1..]));
     assert!(
-        text.ends_with("\ngrade: 1.0 easy Full House (1 step)\n\n"),
+        text.ends_with("\ngrade: 1.0 easy Full House (1 step; pearl 1.0, diamond 1.0)\n\n"),
         "{text}"
     );
 }

@@ -1,6 +1,8 @@
 """The Python API: answers checked independently and against the CLI, bad records, both input
 kinds, thread counts, count/check, solve_file, pandas, errors."""
 
+import csv
+import io
 import os
 import subprocess
 
@@ -288,12 +290,20 @@ def test_grade_columns_match_the_cli_and_bad_records_are_none(cli, tmp_path):
     path.write_text("\n".join(puzzles) + "\n")
     lines = subprocess.run([cli, "grade", "-q", str(path)], capture_output=True, text=True, check=True)
     graded = sb.grade(puzzles + ["oops", UNSOLVABLE], with_status=True)
-    assert list(graded) == ["grade", "se_estimate", "hardest", "steps", "status"]
+    assert list(graded) == ["grade", "se_estimate", "hardest", "steps", "se_pearl", "se_diamond", "status"]
     for i, line in enumerate(lines.stdout.splitlines()):
         se, band, hardest = line.split(" ", 2)
         assert (graded["se_estimate"][i], graded["grade"][i], graded["hardest"][i]) == (float(se), band, hardest)
         assert graded["steps"][i] > 0 and graded["status"][i] == "ok"
-    assert [graded[c][8] for c in ("grade", "se_estimate", "hardest", "steps")] == [None] * 4
+        assert 1.0 <= graded["se_diamond"][i] <= graded["se_pearl"][i] <= graded["se_estimate"][i]
+    # The CLI's CSV output has the same pearl and diamond.
+    table = subprocess.run(
+        [cli, "grade", "-q"], input="puzzle\n" + "\n".join(puzzles) + "\n", capture_output=True, text=True, check=True
+    )
+    rows = list(csv.DictReader(io.StringIO(table.stdout)))
+    assert [float(r["se_pearl"]) for r in rows] == graded["se_pearl"][:8]
+    assert [float(r["se_diamond"]) for r in rows] == graded["se_diamond"][:8]
+    assert [graded[c][8] for c in ("grade", "se_estimate", "hardest", "steps", "se_pearl", "se_diamond")] == [None] * 6
     assert graded["status"][8].startswith("invalid") and graded["status"][9] == "unsolvable"
     assert isinstance(sb._native.GRADE_VERSION, int)
     assert isinstance(sb._native.RATE_VERSION, int) and sb._native.RATE_VERSION >= 1

@@ -202,7 +202,7 @@ def test_the_spark_job_refuses_check_on_lines_without_solutions_as_the_cli_does(
     assert set(joined.split()) == {"ok"}
 
 
-@pytest.mark.parametrize("task", [["count"], ["check"], ["canon"], ["rate", "--samples", "3"]])
+@pytest.mark.parametrize("task", [["count"], ["check"], ["canon"], ["rate", "--samples", "3"], ["grade"]])
 def test_the_spark_job_on_csv_has_the_clis_columns_and_statuses(cli, tmp_path, task):
     import csv
 
@@ -441,6 +441,11 @@ def test_solve_column_in_a_users_job(spark):
     counted = answer_column(df, "question", task="count").orderBy("id").collect()
     assert [r["count"] for r in counted[:5]] == [1] * 5
     assert counted[-1]["count"] is None
+    # Every grade column, as Python's grade() gives it.
+    graded = answer_column(df, "question", task="grade").orderBy("id").collect()
+    want = sb.grade(puzzles)
+    for name in ("grade", "se_estimate", "hardest", "steps", "se_pearl", "se_diamond"):
+        assert [r[name] for r in graded] == want[name], name
     # The CLI's rule: an existing solution column is filled in place (a row without an answer
     # keeps its value); other result columns and the status get names the input does not have.
     rows = [(i, p, "kept" if p == "bad" else None, "x") for i, p in enumerate(puzzles)]

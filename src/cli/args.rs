@@ -96,7 +96,9 @@ pub enum Command {
     ///
     /// A logical solver applies a fixed ladder of techniques, always the easiest that makes
     /// progress. Line output: `SE band hardest` (`4.2 hard XY-Wing`). CSV, Parquet and Arrow
-    /// output add `grade` (the band), `se_estimate`, `hardest` and `steps` columns.
+    /// output add `grade` (the band), `se_estimate`, `hardest`, `steps`, `se_pearl` and
+    /// `se_diamond` columns (SE's ER, EP and ED: the whole path, up to the first placement, the
+    /// first step).
     Grade {
         #[command(flatten)]
         common: Common,

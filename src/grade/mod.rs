@@ -35,7 +35,8 @@ use crate::grid::{givens_mask, Grid, CELLS, UNITS};
 use crate::solver;
 
 /// The version of the grading figures: it changes only when a puzzle's `se_estimate`,
-/// `hardest` or `grade` could change (a new technique, a different score).
+/// `se_pearl`, `se_diamond`, `hardest` or `grade` could change (a new technique, a different
+/// score).
 pub const GRADE_VERSION: u32 = 5;
 
 /// A technique of the ladder, easiest first; see [`Technique::se`] for the scores.
@@ -401,6 +402,12 @@ pub struct Grade {
     pub tenths: u8,
     /// The number of steps of the path.
     pub steps: u32,
+    /// The SE-scale pearl, in tenths: the highest score of the steps up to and including the
+    /// first that places a digit (Sudoku Explainer's EP). Where the path places none, as when
+    /// it stops at a trial it does not search, the whole path's score.
+    pub pearl: u8,
+    /// The SE-scale diamond, in tenths: the score of the first step (Sudoku Explainer's ED).
+    pub diamond: u8,
     /// The depth of the path's deepest [`Technique::Trial`] step (1; 2; 3 meaning "3 or
     /// more"), where a standard grade (not [`Options::nested`]) does not search past 1 and says
     /// 2 for "2 or more"; 0 without one. Nested trial's other levels (`Trial with Chains`,
@@ -417,6 +424,17 @@ impl Grade {
     /// The SE-scale estimate: the highest score of any step.
     pub fn se_estimate(&self) -> f64 {
         f64::from(self.tenths) / 10.0
+    }
+
+    /// The SE-scale pearl estimate: how hard it is to place the first digit (see
+    /// [`Grade::pearl`]).
+    pub fn se_pearl(&self) -> f64 {
+        f64::from(self.pearl) / 10.0
+    }
+
+    /// The SE-scale diamond estimate: how hard the first step is (see [`Grade::diamond`]).
+    pub fn se_diamond(&self) -> f64 {
+        f64::from(self.diamond) / 10.0
     }
 
     /// The grade's band, by the SE estimate: `easy` (hidden singles and direct locked candidates,
@@ -592,6 +610,8 @@ fn ladder(
             hardest: None,
             tenths: 0,
             steps: 0,
+            pearl: 0,
+            diamond: 0,
             trial_depth: 0,
             nested: false,
             unique: true,
@@ -670,6 +690,9 @@ impl Ladder<'_> {
                     CLOSURES.with(|n| n.set(n.get() + 1));
                     basic::singles_closure(state).map(|n| {
                         grade.steps += n;
+                        if n > 0 {
+                            grade.placed();
+                        }
                         state.solved()
                     })
                 } else {
@@ -755,6 +778,9 @@ impl Ladder<'_> {
             }
             let mut take = |s: &Step| {
                 grade.note(s);
+                if s.place.is_some() {
+                    grade.placed();
+                }
                 if s.technique == Technique::Trial {
                     grade.trial_depth = grade.trial_depth.max(s.length);
                 }
@@ -796,6 +822,10 @@ impl Ladder<'_> {
             // A full grid: nothing to do.
             grade.tenths = 0;
         }
+        if grade.pearl == 0 {
+            // No step placed a digit (or there was no step).
+            grade.pearl = grade.tenths;
+        }
         grade
     }
 }
@@ -826,6 +856,7 @@ fn singles_round(
     };
     let found = found.as_slice();
     grade.note_as(technique, technique.se(), found.len() as u32);
+    grade.placed();
     if let Some(step) = step {
         for f in found {
             let (c, d, u) = (
@@ -865,6 +896,9 @@ impl Grade {
 
     /// Notes `n` steps of `technique` scoring `tenths`.
     fn note_as(&mut self, technique: Technique, tenths: u8, n: u32) {
+        if self.steps == 0 {
+            self.diamond = tenths;
+        }
         self.steps += n;
         // The score decides, then the technique's place in the ladder: a technique with a
         // lower score never replaces the hardest. One comparison of (score, technique) keys.
@@ -874,6 +908,14 @@ impl Grade {
         if key(tenths, Some(technique)) > key(self.tenths, self.hardest) {
             self.tenths = tenths;
             self.hardest = Some(technique);
+        }
+    }
+
+    /// Notes that the step just noted placed a digit: the first such step sets the pearl.
+    /// (Every step scores at least 1.0, so 0 means not set yet.)
+    fn placed(&mut self) {
+        if self.pearl == 0 {
+            self.pearl = self.tenths;
         }
     }
 }

@@ -261,9 +261,10 @@ impl Task {
 
     /// The columns the task adds to a table, before [`STATUS`] (which every task but `dedupe`
     /// adds too): `solution` (solve), `count`, `canonical` (canon), `rating` and `singles`
-    /// (rate); `grade`, `se_estimate`, `hardest` and `steps` (grade); none for check (its verdict
-    /// is the status), dedupe (its output is the kept records) and explain (its output is text).
-    /// Solve fills an existing solution column in place instead of adding one.
+    /// (rate); `grade`, `se_estimate`, `hardest`, `steps`, `se_pearl` and `se_diamond` (grade);
+    /// none for check (its verdict is the status), dedupe (its output is the kept records) and
+    /// explain (its output is text). Solve fills an existing solution column in place instead of
+    /// adding one.
     pub fn columns(self) -> &'static [Column] {
         const fn col(name: &'static str, kind: ColumnType) -> Column {
             Column { name, kind }
@@ -275,11 +276,13 @@ impl Task {
             col("rating", ColumnType::Float),
             col("singles", ColumnType::Bool),
         ];
-        const GRADE: [Column; 4] = [
+        const GRADE: [Column; 6] = [
             col("grade", ColumnType::Text),
             col("se_estimate", ColumnType::Float),
             col("hardest", ColumnType::Text),
             col("steps", ColumnType::Count),
+            col("se_pearl", ColumnType::Float),
+            col("se_diamond", ColumnType::Float),
         ];
         match self {
             Task::Solve { .. } => &SOLVE,
@@ -506,12 +509,14 @@ pub(crate) fn explain_into(puzzle: &Grid, nested: bool, out: &mut Vec<u8>) -> Ou
         Some(g) => {
             writeln!(
                 out,
-                "grade: {:.1} {} {} ({} step{})",
+                "grade: {:.1} {} {} ({} step{}; pearl {:.1}, diamond {:.1})",
                 g.se_estimate(),
                 g.band(),
                 g.hardest_text(),
                 g.steps,
-                if g.steps == 1 { "" } else { "s" }
+                if g.steps == 1 { "" } else { "s" },
+                g.se_pearl(),
+                g.se_diamond()
             )
             .expect("writing to memory");
             Outcome::Graded(g)
@@ -670,7 +675,14 @@ mod tests {
         assert!(names(Task::Check { unique: true }).is_empty());
         assert_eq!(
             names(Task::Grade { nested: false }),
-            ["grade", "se_estimate", "hardest", "steps"]
+            [
+                "grade",
+                "se_estimate",
+                "hardest",
+                "steps",
+                "se_pearl",
+                "se_diamond"
+            ]
         );
     }
 }

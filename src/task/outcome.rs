@@ -211,6 +211,8 @@ impl Outcome {
             (Outcome::Graded(g), 1) => push_tenths(out, g.tenths),
             (Outcome::Graded(g), 2) => out.extend_from_slice(g.hardest_text().as_bytes()),
             (Outcome::Graded(g), 3) => write!(out, "{}", g.steps).expect("writing to memory"),
+            (Outcome::Graded(g), 4) => push_tenths(out, g.pearl),
+            (Outcome::Graded(g), 5) => push_tenths(out, g.diamond),
             _ => return false,
         }
         true
@@ -228,6 +230,8 @@ impl Outcome {
             (Outcome::Graded(g), 1) => Some(Value::Float(g.se_estimate())),
             (Outcome::Graded(g), 2) => Some(Value::Text(g.hardest_text())),
             (Outcome::Graded(g), 3) => Some(Value::Count(g.steps)),
+            (Outcome::Graded(g), 4) => Some(Value::Float(g.se_pearl())),
+            (Outcome::Graded(g), 5) => Some(Value::Float(g.se_diamond())),
             _ => None,
         }
     }

@@ -485,12 +485,13 @@ def grade(
     Returns a ``dict`` of columns, each in the kind of ``puzzles`` (a ``list``; Arrow in, Arrow
     arrays): ``grade`` (the band: ``easy`` to ``extreme``, or ``trial``), ``se_estimate`` (a
     ``float`` on the Sudoku Explainer scale), ``hardest`` (the hardest technique used;
-    ``"none"`` for a full grid) and ``steps`` (an ``int``); ``None`` where the puzzle has no
-    solution or is malformed. With ``with_status=True``, the dict also has ``status``. With
-    ``nested=True``, where trial of depth 1 finds nothing, each candidate is assumed and followed
-    with chains, then forcing chains, then trial of depth 1 inside the assumption, which
-    ranks the hardest puzzles among themselves (up to a second or two for each one that needs
-    it).
+    ``"none"`` for a full grid), ``steps`` (an ``int``), ``se_pearl`` and ``se_diamond``
+    (``float``: Sudoku Explainer's EP and ED, the highest score up to the first placement and
+    the first step's score); ``None`` where the puzzle has no solution or is malformed. With
+    ``with_status=True``, the dict also has ``status``. With ``nested=True``, where trial of
+    depth 1 finds nothing, each candidate is assumed and followed with chains, then forcing
+    chains, then trial of depth 1 inside the assumption, which ranks the hardest puzzles among
+    themselves (up to a second or two for each one that needs it).
     """
     native = _native.Options(
         "grade", with_status=bool(with_status), with_columns=True, threads=_threads(threads), nested=bool(nested)

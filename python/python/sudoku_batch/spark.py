@@ -128,7 +128,7 @@ def answer_column(
     ``task="solve"`` a string column ``solution`` (null where there is none), ``"count"`` a long
     column ``count`` (``limit`` means "at least"), ``"canon"`` a string column ``canonical``,
     ``"rate"`` a double column ``rating`` and a boolean column ``singles`` (``samples``
-    isomorphs, ``seed``), ``"grade"`` the grade's four (``nested``: see
+    isomorphs, ``seed``), ``"grade"`` the grade's six (``nested``: see
     :func:`sudoku_batch.grade`), ``"check"`` none: its verdict is the status, for the solutions in
     ``solution_column``. ``status`` (default ``status``) holds ``solved``/``ok``,
     ``unsolvable``, ``wrong: ...`` or ``invalid: ...``.
