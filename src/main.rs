@@ -228,10 +228,11 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
     }
     // stdout, a path to a device or pipe, or the file stdout already is, is written directly,
     // not renamed into place.
-    cli::signals::output_is_stream(match &output {
+    let stream = match &output {
         Output::Path(path) => sudoku_batch::output_written_directly(path),
         _ => true,
-    });
+    };
+    cli::signals::output_is_stream(stream);
     let progress = !common.quiet && std::io::stderr().is_terminal();
     let mut console = Console::new(input.name(), progress, common.quiet);
     let result = sudoku_batch::run(&config, input, output, &mut console);
@@ -248,6 +249,11 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
             Ok(ExitCode::from(if failed { 1 } else { 0 }))
         }
         Err(BatchError::OutputClosed) => Ok(ExitCode::SUCCESS),
+        // A stream cannot be taken back (a file is not moved into place): say that what it
+        // holds is not the whole answer, as a signal's message does.
+        Err(e @ BatchError::Read { .. }) if stream => Err(Failure::usage(format!(
+            "{e}; the output written so far is incomplete"
+        ))),
         // The engine's messages already name their cause; print the top one only.
         Err(e) => Err(Failure::usage(e)),
     }

@@ -968,6 +968,102 @@ fn corrupt_parquet_and_arrow_files_are_refused_never_a_crash() {
     }
 }
 
+/// A table whose eighth row group's puzzle pages are destroyed: the first seven read, the
+/// eighth fails to decode.
+fn parquet_broken_at_row_group_8(dir: &Dir) -> PathBuf {
+    let path = dir.path("broken.parquet");
+    let puzzles: Vec<Option<String>> = whole_puzzles(1000).into_iter().map(Some).collect();
+    let batch = {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int32, false),
+            Field::new("puzzle", DataType::Utf8, true),
+        ]));
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int32Array::from_iter_values(0..puzzles.len() as i32)),
+            Arc::new(StringArray::from(
+                puzzles.iter().map(|p| p.as_deref()).collect::<Vec<_>>(),
+            )),
+        ];
+        RecordBatch::try_new(schema, columns).unwrap()
+    };
+    let properties = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(100))
+        .set_dictionary_enabled(false)
+        .build();
+    let mut writer = ArrowWriter::try_new(
+        File::create(&path).unwrap(),
+        batch.schema(),
+        Some(properties),
+    )
+    .unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let reader =
+        parquet::file::serialized_reader::SerializedFileReader::new(File::open(&path).unwrap())
+            .unwrap();
+    let chunk = parquet::file::reader::FileReader::metadata(&reader)
+        .row_group(7)
+        .column(1)
+        .clone();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let start = chunk.data_page_offset() as usize;
+    let len = chunk.compressed_size() as usize;
+    bytes[start..start + len].fill(0xff);
+    std::fs::write(&path, &bytes).unwrap();
+    path
+}
+
+#[test]
+fn a_read_error_mid_table_leaves_a_stream_unfinished_and_says_so() {
+    let dir = Dir::new();
+    let input = parquet_broken_at_row_group_8(&dir);
+    // Written to stdout, the output cannot be taken back: a table stops without its footer (no
+    // reader takes it for a whole table), and the message says the output is incomplete.
+    for (format, magic) in [
+        ("parquet", &b"PAR1"[..]),
+        ("arrow", &b"ARROW1"[..]),
+        ("csv", &b""[..]),
+    ] {
+        let out = bin()
+            .args(["solve", "-q", "--output-format", format])
+            .arg(&input)
+            .assert()
+            .code(2);
+        let stdout = &out.get_output().stdout;
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+        assert!(stderr.contains("read error"), "{format}: {stderr}");
+        assert!(
+            stderr
+                .trim_end()
+                .ends_with("; the output written so far is incomplete"),
+            "{format}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{format}: {stderr}");
+        if !magic.is_empty() {
+            assert!(
+                stdout.starts_with(magic),
+                "{format}: the output was started"
+            );
+            assert!(!stdout.ends_with(magic), "{format}: a footer was written");
+        }
+    }
+    let parquet_out = bin()
+        .args(["solve", "-q", "--output-format", "parquet"])
+        .arg(&input)
+        .output()
+        .unwrap()
+        .stdout;
+    assert!(ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(parquet_out)).is_err());
+    // To a file, nothing is left, and the message needs no word on it.
+    let output = dir.path("out.parquet");
+    let (code, stderr, left) = solve_to_file(&input, &output);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        !left && stderr.contains("read error") && !stderr.contains("incomplete"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn grade_adds_typed_columns_and_bad_rows_get_statuses_in_place() {
     let dir = Dir::new();

@@ -366,6 +366,8 @@ def test_a_pandas_batch_of_only_missing_values_is_a_batch_of_null_puzzles():
         pd.Series([pd.NA, pd.NA], dtype="string[python]"),
         pd.Series([float("nan"), None], dtype=object),
         pd.Series([None, None], dtype="category"),
+        # What pandas reads an empty column as.
+        pd.Series([float("nan"), float("nan")]),
     ]:
         answers, statuses = sb.solve(series, with_status=True)
         assert statuses.tolist() == [null, null], series.dtype
@@ -378,6 +380,8 @@ def test_a_pandas_batch_of_only_missing_values_is_a_batch_of_null_puzzles():
     # Numbers are still refused, missing values or not.
     with pytest.raises(TypeError, match="dtype=str"):
         sb.solve([float("nan"), 2.5])
+    with pytest.raises(TypeError, match="dtype=str"):
+        sb.solve(pd.Series([float("nan"), 2.5]))
 
 
 def test_numpy_string_dtype_arrays_are_puzzle_strings():

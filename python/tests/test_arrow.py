@@ -129,6 +129,9 @@ def test_polars_series_in_polars_series_out():
     assert answers.to_list() == [None, None] and statuses.to_list() == ["invalid: the puzzle is null"] * 2
     with pytest.raises(TypeError, match="expression is not a column"):
         sb.solve(pl.col("q"))
+    # An Object column's Arrow export holds addresses, not text: refused, never read as cells.
+    with pytest.raises(TypeError, match="dtype Object"):
+        sb.solve(pl.Series(values[:3], dtype=pl.Object))
 
 
 def test_arrow_backed_pandas_series_keep_their_index():
@@ -306,6 +309,14 @@ def test_any_arrow_producer_and_mixed_kinds():
     assert sb.check(puzzles, pa.array(solutions)) == sb.check(puzzles, solutions)
     mask = sb.dedupe(pa.array(puzzles + puzzles[:3]), against=puzzles[:2])
     assert mask.to_pylist() == sb.dedupe(puzzles + puzzles[:3], against=puzzles[:2])
+    # A generator beside an Arrow column is read once: when pyarrow refuses its values (a NaN
+    # among them), the list route still gets every one of them.
+    against = puzzles[:2] + [float("nan")]
+    mask = sb.dedupe(pa.array(puzzles + puzzles[:3]), against=(a for a in against))
+    assert mask.to_pylist() == sb.dedupe(puzzles + puzzles[:3], against=against)
+    assert mask.to_pylist()[:2] == [False, False]  # the two in `against` are dropped
+    verdicts = sb.check(pa.array(puzzles), (s for s in solutions))
+    assert verdicts.to_pylist() == sb.check(puzzles, solutions)
 
 
 def test_the_arrow_route_makes_no_python_object_per_puzzle():

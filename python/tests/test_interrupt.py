@@ -85,6 +85,28 @@ def test_ctrl_c_stops_a_task_of_slow_records_within_a_second(tmp_path):
     assert took < 1.0, f"{took:.2f} s from SIGINT to KeyboardInterrupt"
 
 
+@pytest.mark.parametrize("kind", ["list", "arrow"])
+def test_ctrl_c_stops_a_count_to_a_high_limit_within_a_second(tmp_path, kind):
+    # Each record is an empty grid counted to 500,000 solutions (a fraction of a second): taken
+    # for a fast task, a first segment of 16 records (64 from Arrow) would run for seconds.
+    if kind == "arrow":
+        pytest.importorskip("pyarrow")
+    took, code, err = interrupt(
+        f"""
+        import sudoku_batch as sb
+        puzzles = ["." * 81] * 1000
+        if {kind!r} == "arrow":
+            import pyarrow as pa
+            puzzles = pa.array(puzzles)
+        print("go", flush=True)
+        sb.count(puzzles, limit=500_000, threads=1)  # CALL
+        """,
+        tmp_path,
+    )
+    assert "KeyboardInterrupt" in err, err
+    assert took < 1.0, f"{took:.2f} s from SIGINT to KeyboardInterrupt"
+
+
 def test_ctrl_c_stops_solve_file_and_leaves_no_output(tmp_path):
     src = tmp_path / "big.txt"
     src.write_text("\n".join(puzzles_of("generated_minimal_2000.txt") * 500) + "\n")

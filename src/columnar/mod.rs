@@ -478,6 +478,9 @@ enum Piece {
 enum Answered {
     Batch(RecordBatch, Vec<Outcome>),
     UnitEnd,
+    /// The input could not be read to its end: the table is left unfinished (no footer), so
+    /// that a stream's partial output cannot pass for a whole table.
+    Failed,
 }
 
 /// A columnar run: what the batch pipeline settled before handing the input over.
@@ -653,6 +656,7 @@ impl Run<'_> {
                     Piece::UnitEnd => Answered::UnitEnd,
                     Piece::Failed(message) => {
                         read = Err(message);
+                        let _ = done_tx.send(Answered::Failed);
                         break;
                     }
                 };
@@ -740,6 +744,7 @@ fn write_table(
                 out.end_unit()?;
                 continue;
             }
+            Answered::Failed => return Ok(written),
         };
         let mut keep = Vec::new();
         written.tally.replaced += layout.replaced(&batch, &outcomes);

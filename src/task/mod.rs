@@ -77,6 +77,10 @@ pub struct Column {
     pub kind: ColumnType,
 }
 
+/// The `count` limit above which a count is a slow task (see `Task::is_slow`): counting up to `N`
+/// solutions takes about `N` times a solve's time (an empty grid's first 3,000,000, a second).
+const SLOW_COUNT: u32 = 1_000;
+
 /// The status column every answering task adds after its result columns: `solved`, `ok`,
 /// `unsolvable`, `wrong: ...` or `invalid: ...`.
 pub const STATUS: Column = Column {
@@ -215,18 +219,19 @@ impl Task {
     /// About the most input bytes one block holds for this task where nothing says how much
     /// input is left (a stream, a piece of text from a front end), and the least a block of a
     /// mapped file shrinks to towards its end, where that is less than a run's own choice (64
-    /// KiB to 1 MiB): `grade` and `rate` spend up to milliseconds per record, so blocks of about
-    /// fifty puzzle lines keep a file of a few hundred puzzles spread over every thread, and its
-    /// last block short.
+    /// KiB to 1 MiB): `grade`, `rate` and a `count` to a high limit spend up to milliseconds per
+    /// record, so blocks of about fifty puzzle lines keep a file of a few hundred puzzles spread
+    /// over every thread, and its last block short.
     pub(crate) fn block_limit(self) -> Option<usize> {
         self.is_slow().then_some(4 << 10)
     }
 
     /// The records one parallel job answers, as `(min, max)` for rayon's `with_min_len` and
     /// `with_max_len`: `fast_min` (enough records to pay for a job) and no maximum, except for
-    /// `grade` and `rate`, which spend up to milliseconds per record. Rayon splits a batch only as
-    /// deep as its threads need at the start, so on those tasks one thread could be left with a
-    /// quarter of a batch while the others idled; jobs of at most 8 records end together.
+    /// `grade`, `rate` and a `count` to a high limit, which spend up to milliseconds per record.
+    /// Rayon splits a batch only as deep as its threads need at the start, so on those tasks one
+    /// thread could be left with a quarter of a batch while the others idled; jobs of at most 8
+    /// records end together.
     pub fn job_len(self, fast_min: usize) -> (usize, usize) {
         if self.is_slow() {
             (1, 8)
@@ -235,12 +240,14 @@ impl Task {
         }
     }
 
-    /// `grade` and `rate`: up to milliseconds per record, where the others take microseconds.
+    /// `grade` and `rate`, and `count` with a limit over [`SLOW_COUNT`]: up to milliseconds per
+    /// record (a second or more for a count of millions), where the others take microseconds.
     fn is_slow(self) -> bool {
-        matches!(
-            self,
-            Task::Grade { .. } | Task::Explain { .. } | Task::Rate { .. }
-        )
+        match self {
+            Task::Grade { .. } | Task::Explain { .. } | Task::Rate { .. } => true,
+            Task::Count { limit } => limit > SLOW_COUNT,
+            _ => false,
+        }
     }
 
     /// Whether the output of a record is the record itself (kept or dropped), not an answer.
@@ -664,6 +671,22 @@ mod tests {
             Err(Invalid::Parse(crate::grid::ParseError::Length {
                 found: 82
             }))
+        );
+    }
+
+    #[test]
+    fn a_count_to_a_high_limit_is_a_slow_task() {
+        let count = |limit| Task::Count { limit };
+        assert_eq!(count(2).job_len(16), (16, usize::MAX));
+        assert_eq!(count(SLOW_COUNT).block_limit(), None);
+        assert_eq!(count(SLOW_COUNT + 1).job_len(16), (1, 8));
+        assert_eq!(
+            count(1_000_000).block_limit(),
+            Task::Rate {
+                samples: 16,
+                seed: 0
+            }
+            .block_limit()
         );
     }
 

@@ -99,7 +99,10 @@ def _arrow_kind(records: Any, what: str) -> Optional[str]:
         categories = getattr(dtype, "categories", None)
         values = getattr(categories, "dtype", dtype)
         no_categories = categories is not None and len(categories) == 0
-        if getattr(values, "kind", "O") in "iufcb" and not no_categories:
+        # A float column of NaN alone (pandas' reading of an empty column) holds no number: it is
+        # a batch of missing puzzles, each answered with its status.
+        all_missing = getattr(values, "kind", "O") == "f" and bool(records.isna().all())
+        if getattr(values, "kind", "O") in "iufcb" and not (no_categories or all_missing):
             raise TypeError(
                 f"{what}: expected puzzle strings, got a pandas Series of dtype {dtype} (numbers "
                 f"lose a puzzle's leading zeros): {_TEXT_HINT}"
@@ -117,6 +120,12 @@ def _arrow_kind(records: Any, what: str) -> Optional[str]:
                 f"{what}: expected a column of puzzle strings, got a polars {type(records).__name__} "
                 f"(an expression is not a column: pass the Series, df['question'], or use "
                 f"map_batches)"
+            )
+        if getattr(records, "dtype", None) == pl.Object:
+            # Its Arrow export holds the objects' addresses, not their text.
+            raise TypeError(
+                f"{what}: expected a column of puzzle strings, got a polars Series of dtype Object "
+                f"(make it a String column: pl.Series(values, dtype=pl.String))"
             )
         return "polars"
     if module.startswith("pyarrow"):
@@ -204,10 +213,16 @@ def _partner_as_arrow(records: Any, what: str) -> Tuple[Any, Optional[str]]:
         import pyarrow as pa
     except ImportError:
         return records, None
+    # Read once: a generator's records are used up by the reading, so the list is what goes on
+    # to the list route when pyarrow refuses them.
     try:
-        return pa.array(_as_list(records, what), type=pa.large_string()), "pyarrow"
+        listed = _as_list(records, what)
+    except (TypeError, ValueError):
+        return records, None  # the list route says what is wrong
+    try:
+        return pa.array(listed, type=pa.large_string()), "pyarrow"
     except (TypeError, ValueError, pa.ArrowException):
-        return records, None
+        return listed, None
 
 
 def _list_out(kind: Optional[str], values: list, like: Any) -> Any:
