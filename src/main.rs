@@ -249,11 +249,11 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
             Ok(ExitCode::from(if failed { 1 } else { 0 }))
         }
         Err(BatchError::OutputClosed) => Ok(ExitCode::SUCCESS),
-        // A stream cannot be taken back (a file is not moved into place): say that what it
-        // holds is not the whole answer, as a signal's message does.
-        Err(e @ BatchError::Read { .. }) if stream => Err(Failure::usage(format!(
-            "{e}; the output written so far is incomplete"
-        ))),
+        // A stream cannot be taken back (a file is not moved into place): once answers may have
+        // gone to it, say that what it holds is not the whole answer, as a signal's message does.
+        Err(e @ BatchError::Read { .. }) if stream && console.started() => Err(Failure::usage(
+            format!("{e}; the output written so far is incomplete"),
+        )),
         // The engine's messages already name their cause; print the top one only.
         Err(e) => Err(Failure::usage(e)),
     }

@@ -1054,6 +1054,16 @@ fn a_read_error_mid_table_leaves_a_stream_unfinished_and_says_so() {
         .unwrap()
         .stdout;
     assert!(ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(parquet_out)).is_err());
+    // A read error before any answer (a directory, a file cut short of its footer) leaves the
+    // stream empty, and the message says nothing of an output.
+    let cut = dir.path("cut.parquet");
+    std::fs::write(&cut, &std::fs::read(&input).unwrap()[..100]).unwrap();
+    for early in [dir.path(""), cut] {
+        let out = bin().args(["solve", "-q"]).arg(&early).assert().code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+        assert!(out.get_output().stdout.is_empty(), "{stderr}");
+        assert!(!stderr.contains("incomplete"), "{stderr}");
+    }
     // To a file, nothing is left, and the message needs no word on it.
     let output = dir.path("out.parquet");
     let (code, stderr, left) = solve_to_file(&input, &output);

@@ -366,8 +366,9 @@ def test_a_pandas_batch_of_only_missing_values_is_a_batch_of_null_puzzles():
         pd.Series([pd.NA, pd.NA], dtype="string[python]"),
         pd.Series([float("nan"), None], dtype=object),
         pd.Series([None, None], dtype="category"),
-        # What pandas reads an empty column as.
+        # What pandas reads an empty column as, and a nullable integer column of nothing.
         pd.Series([float("nan"), float("nan")]),
+        pd.Series([pd.NA, pd.NA], dtype="Int64"),
     ]:
         answers, statuses = sb.solve(series, with_status=True)
         assert statuses.tolist() == [null, null], series.dtype

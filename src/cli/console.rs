@@ -16,6 +16,8 @@ pub struct Console {
     bar: Option<ProgressBar>,
     /// What the bar counts.
     unit: Unit,
+    /// Whether the run got as far as answering (the input opened, its format settled).
+    started: bool,
 }
 
 enum Unit {
@@ -31,7 +33,13 @@ impl Console {
             quiet,
             bar: None,
             unit: Unit::Bytes,
+            started: false,
         }
+    }
+
+    /// Whether the run started answering: only then can anything have been written.
+    pub fn started(&self) -> bool {
+        self.started
     }
 
     /// Clears the progress bar.
@@ -44,6 +52,7 @@ impl Console {
 
 impl Observer for Console {
     fn start(&mut self, work: Work, note: Option<&str>) {
+        self.started = true;
         if matches!(work, Work::Records(_)) {
             self.unit = Unit::Records;
         }

@@ -99,10 +99,10 @@ def _arrow_kind(records: Any, what: str) -> Optional[str]:
         categories = getattr(dtype, "categories", None)
         values = getattr(categories, "dtype", dtype)
         no_categories = categories is not None and len(categories) == 0
-        # A float column of NaN alone (pandas' reading of an empty column) holds no number: it is
-        # a batch of missing puzzles, each answered with its status.
-        all_missing = getattr(values, "kind", "O") == "f" and bool(records.isna().all())
-        if getattr(values, "kind", "O") in "iufcb" and not (no_categories or all_missing):
+        # A numeric column of missing values alone (pandas reads an empty column as NaN floats)
+        # holds no number: it is a batch of missing puzzles, each answered with its status.
+        numeric = getattr(values, "kind", "O") in "iufcb"
+        if numeric and not no_categories and not bool(records.isna().all()):
             raise TypeError(
                 f"{what}: expected puzzle strings, got a pandas Series of dtype {dtype} (numbers "
                 f"lose a puzzle's leading zeros): {_TEXT_HINT}"
@@ -217,7 +217,7 @@ def _partner_as_arrow(records: Any, what: str) -> Tuple[Any, Optional[str]]:
     # to the list route when pyarrow refuses them.
     try:
         listed = _as_list(records, what)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, pa.ArrowException):
         return records, None  # the list route says what is wrong
     try:
         return pa.array(listed, type=pa.large_string()), "pyarrow"
