@@ -972,20 +972,9 @@ fn corrupt_parquet_and_arrow_files_are_refused_never_a_crash() {
 /// eighth fails to decode.
 fn parquet_broken_at_row_group_8(dir: &Dir) -> PathBuf {
     let path = dir.path("broken.parquet");
-    let puzzles: Vec<Option<String>> = whole_puzzles(1000).into_iter().map(Some).collect();
-    let batch = {
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("id", DataType::Int32, false),
-            Field::new("puzzle", DataType::Utf8, true),
-        ]));
-        let columns: Vec<ArrayRef> = vec![
-            Arc::new(Int32Array::from_iter_values(0..puzzles.len() as i32)),
-            Arc::new(StringArray::from(
-                puzzles.iter().map(|p| p.as_deref()).collect::<Vec<_>>(),
-            )),
-        ];
-        RecordBatch::try_new(schema, columns).unwrap()
-    };
+    let puzzles = whole_puzzles(1000);
+    let cells: Vec<Option<&str>> = puzzles.iter().map(|p| Some(p.as_str())).collect();
+    let batch = puzzle_table(&cells);
     let properties = WriterProperties::builder()
         .set_max_row_group_row_count(Some(100))
         .set_dictionary_enabled(false)
@@ -1003,7 +992,7 @@ fn parquet_broken_at_row_group_8(dir: &Dir) -> PathBuf {
             .unwrap();
     let chunk = parquet::file::reader::FileReader::metadata(&reader)
         .row_group(7)
-        .column(1)
+        .column(0)
         .clone();
     let mut bytes = std::fs::read(&path).unwrap();
     let start = chunk.data_page_offset() as usize;
