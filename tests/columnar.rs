@@ -723,6 +723,129 @@ fn solve_says_how_many_values_it_replaced_and_can_keep_the_column() {
     assert_eq!(solutions[5], None, "the null puzzle has no answer");
 }
 
+/// An answer column of Arrow's `null` type (pandas writes an all-`None` column so): `solve`
+/// fills it in place as text, in Parquet, Arrow and CSV alike, or adds a `solution` column
+/// beside it with `--keep-solution-column`; `check` refuses it, as it has no solutions.
+#[test]
+fn solve_fills_an_answer_column_of_the_null_type_and_check_refuses_it() {
+    use arrow_array::NullArray;
+    let dir = Dir::new();
+    let input = dir.path("nulls.parquet");
+    let puzzles = whole_puzzles(30);
+    let texts: Vec<&str> = puzzles.iter().map(String::as_str).collect();
+    let mut cells: Vec<Option<&str>> = texts.iter().copied().map(Some).collect();
+    cells[7] = Some("not a puzzle");
+    let batch = RecordBatch::try_from_iter([
+        ("quizzes", Arc::new(StringArray::from(cells)) as ArrayRef),
+        ("answer", Arc::new(NullArray::new(texts.len())) as ArrayRef),
+    ])
+    .unwrap();
+    assert_eq!(batch.schema().field(1).data_type(), &DataType::Null);
+    write_batch(&input, &batch, Some(10));
+
+    for format in ["parquet", "arrow"] {
+        let output = dir.path(&format!("filled.{format}"));
+        let out = bin()
+            .arg("solve")
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let table = match format {
+            "parquet" => read_parquet(&output).0,
+            _ => {
+                let reader =
+                    arrow_ipc::reader::FileReader::try_new(File::open(&output).unwrap(), None)
+                        .unwrap();
+                let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+                arrow_select::concat::concat_batches(&batches[0].schema(), &batches).unwrap()
+            }
+        };
+        let schema = table.schema();
+        let fields: Vec<(&str, &DataType)> = schema
+            .fields()
+            .iter()
+            .map(|f| (f.name().as_str(), f.data_type()))
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                ("quizzes", &DataType::Utf8),
+                ("answer", &DataType::Utf8),
+                ("status", &DataType::Utf8)
+            ],
+            "{format}"
+        );
+        let answers = strings(&table, "answer");
+        assert_eq!(answers[7], None, "the bad row keeps its null ({format})");
+        let solved: String = answers
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != 7)
+            .map(|(_, a)| format!("{}\n", a.as_deref().unwrap()))
+            .collect();
+        let given: Vec<&str> = texts
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != 7)
+            .map(|(_, p)| *p)
+            .collect();
+        let checked = common::check_output(given.join("\n").as_bytes(), &solved, 0);
+        assert_eq!(checked.solved, given.len(), "{format}: {checked:?}");
+    }
+
+    // CSV output: the column is filled too (the same answers, as text).
+    let out = bin()
+        .arg("solve")
+        .arg(&input)
+        .args(["-o", "-", "--output-format", "csv"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0], ["quizzes", "answer", "status"]);
+    assert_eq!(rows.len(), texts.len() + 1);
+    assert!(rows[1][1].len() == 81 && rows[8][1].is_empty(), "{rows:?}");
+
+    // Kept: a solution column is added beside it, which stays null.
+    let kept = dir.path("kept.parquet");
+    bin()
+        .args(["solve", "--keep-solution-column"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&kept)
+        .assert()
+        .code(1);
+    let (table, _) = read_parquet(&kept);
+    let schema = table.schema();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["quizzes", "answer", "solution", "status"]);
+    assert_eq!(schema.field(1).data_type(), &DataType::Null);
+    assert_eq!(
+        strings(&table, "solution")[0].as_deref().map(str::len),
+        Some(81)
+    );
+
+    // check has nothing to check against: refused up front, naming the column, no output.
+    let output = dir.path("checked.parquet");
+    let out = bin()
+        .arg("check")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("answer") && stderr.contains("Null"),
+        "{stderr}"
+    );
+    assert!(!output.exists());
+}
+
 /// A one-column table of puzzle texts.
 fn puzzle_table(cells: &[Option<&str>]) -> RecordBatch {
     let schema = Arc::new(Schema::new(vec![Field::new(

@@ -54,6 +54,23 @@ def test_cli_on_a_pandas_parquet_file_keeps_index_columns_and_types(cli, tmp_pat
     _check_solved(puzzles, table.column("solution").to_pylist(), table.column("status").to_pylist())
 
 
+def test_a_pandas_answer_column_of_none_alone_is_filled_in_place(cli, tmp_path):
+    # pandas writes a column of None alone with Arrow's null type; solve fills it as text.
+    pd = pytest.importorskip("pandas", reason="pandas is not installed (CI installs it)")
+    puzzles = _rows()
+    df = pd.DataFrame({"quizzes": puzzles, "answer": [None] * len(puzzles)})
+    df.to_parquet(tmp_path / "x.parquet")
+    assert pq.read_schema(tmp_path / "x.parquet").field("answer").type == pa.null()
+    summary = sb.solve_file(tmp_path / "x.parquet", tmp_path / "y.parquet")
+    assert summary["filled_column"] == "answer" and summary["solved"] == 498
+    assert list(pd.read_parquet(tmp_path / "y.parquet").columns) == ["quizzes", "answer", "status"]
+    out = pq.read_table(tmp_path / "y.parquet")
+    assert out.schema.field("answer").type == pa.string()
+    _check_solved(puzzles, out.column("answer").to_pylist(), out.column("status").to_pylist())
+    run = subprocess.run([cli, "check", str(tmp_path / "x.parquet"), "-o", "-"], capture_output=True, text=True)
+    assert run.returncode == 2 and '"answer"' in run.stderr and run.stdout == "", run
+
+
 def test_cli_on_polars_and_feather_files(cli, tmp_path):
     pl = pytest.importorskip("polars", reason="polars is not installed (CI installs it)")
     puzzles = _rows()

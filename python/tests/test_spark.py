@@ -458,6 +458,19 @@ def test_solve_column_in_a_users_job(spark):
     assert filled[-1].status_2 == "invalid: the puzzle is null"
     rated = answer_column(df.withColumnRenamed("answer", "rating"), "question", task="rate", samples=2)
     assert rated.columns == ["id", "question", "rating", "status", "rating_2", "singles", "status_2"]
+    # As the CLI's: a solution column of nulls alone (an all-None pandas column) is filled; one
+    # of numbers is no solution column (solve adds one beside it), and naming it is refused.
+    few = [(i, p) for i, p in enumerate(puzzles[:20])]
+    nulls = spark.createDataFrame(few, "id long, question string").selectExpr("id", "question", "NULL AS answer")
+    assert dict(nulls.dtypes)["answer"] == "void"
+    filled = solve_column(nulls, "question")
+    assert filled.columns == ["id", "question", "answer", "status"]
+    assert all(solves(r.answer, p) for r, (_, p) in zip(filled.orderBy("id").collect(), few))
+    numbers = spark.createDataFrame([(i, p, i) for i, p in few], "id long, question string, answer long")
+    assert solve_column(numbers, "question").columns == ["id", "question", "answer", "solution", "status"]
+    for task in ("solve", "check"):
+        with pytest.raises(ValueError, match="column 'answer' holds bigint, not text"):
+            answer_column(numbers, "question", task=task, solution_column="answer")
     # Columns of one name (as a join leaves them) each keep their own data; a name with a dot is
     # a name like any other.
     twins = spark.createDataFrame([(i, -i, p) for i, p in enumerate(puzzles[:50])], ["x", "x", "a.b"])

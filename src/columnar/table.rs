@@ -31,6 +31,9 @@ pub(crate) enum Strings<'a> {
         nulls: &'a dyn Array,
         values: Box<Strings<'a>>,
     },
+    /// A column of Arrow's `null` type, every row null (pandas writes an all-`None` column
+    /// so): a solution column that `solve` fills.
+    Null,
 }
 
 impl<'a> Strings<'a> {
@@ -56,6 +59,7 @@ impl<'a> Strings<'a> {
                     values: Box::new(Strings::new(dictionary.values().as_ref())?),
                 }
             }
+            DataType::Null => Strings::Null,
             _ => return None,
         })
     }
@@ -100,6 +104,7 @@ impl<'a> Strings<'a> {
                 }
                 values.get(keys[i])
             }
+            Strings::Null => None,
         }
     }
 
@@ -152,7 +157,18 @@ impl Layout {
     ) -> Result<Layout, FormatError> {
         let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
         let text = |i: usize| Strings::holds_text(schema.field(i).data_type());
-        let named = |name: &str| -> Result<usize, FormatError> {
+        // `solve` fills a solution column of the `null` type too: it holds no values yet.
+        let solution_type = |i: usize| {
+            text(i)
+                || (task.fills_solution_column() && schema.field(i).data_type() == &DataType::Null)
+        };
+        let usual = |wanted: &[&str], except: Option<usize>, fits: &dyn Fn(usize) -> bool| {
+            wanted.iter().find_map(|w| {
+                (0..names.len())
+                    .find(|&i| Some(i) != except && fits(i) && names[i].eq_ignore_ascii_case(w))
+            })
+        };
+        let named = |name: &str, fits: &dyn Fn(usize) -> bool| -> Result<usize, FormatError> {
             let i = names
                 .iter()
                 .position(|n| n == name)
@@ -161,7 +177,7 @@ impl Layout {
                     name: name.to_string(),
                     names: names.clone(),
                 })?;
-            match text(i) {
+            match fits(i) {
                 true => Ok(i),
                 false => Err(FormatError::NotText {
                     name: names[i].clone(),
@@ -169,28 +185,22 @@ impl Layout {
                 }),
             }
         };
-        let usual = |wanted: &[&str], except: Option<usize>| {
-            wanted.iter().find_map(|w| {
-                (0..names.len())
-                    .find(|&i| Some(i) != except && text(i) && names[i].eq_ignore_ascii_case(w))
-            })
-        };
         let mut by_values = false;
         let puzzle = match column {
-            Some(name) => named(name)?,
+            Some(name) => named(name, &text)?,
             None => {
                 let by_data = || {
                     by_values = true;
                     first.and_then(puzzle_column_by_values)
                 };
-                match usual(&PUZZLE_NAMES, None).or_else(by_data) {
+                match usual(&PUZZLE_NAMES, None, &text).or_else(by_data) {
                     Some(i) => i,
                     // A column named like the puzzle column but of another type: say so.
                     None => match PUZZLE_NAMES
                         .iter()
                         .find_map(|w| names.iter().find(|n| n.eq_ignore_ascii_case(w)))
                     {
-                        Some(name) => named(name)?,
+                        Some(name) => named(name, &text)?,
                         None => {
                             return Err(FormatError::NoPuzzleColumn {
                                 names: names.clone(),
@@ -202,7 +212,7 @@ impl Layout {
         };
         let solution = match solution_column {
             Some(name) => {
-                let i = named(name)?;
+                let i = named(name, &solution_type)?;
                 if i == puzzle {
                     return Err(FormatError::SameColumn {
                         name: name.to_string(),
@@ -210,7 +220,7 @@ impl Layout {
                 }
                 Some(i)
             }
-            None => usual(&SOLUTION_NAMES, Some(puzzle)),
+            None => usual(&SOLUTION_NAMES, Some(puzzle), &solution_type),
         };
         if task.needs_solution() && solution.is_none() {
             // A column named like the solution column but of another type: say so.
@@ -231,10 +241,11 @@ impl Layout {
         let mut fields: Vec<Arc<Field>> = schema.fields().iter().cloned().collect();
         if let Some(i) = solution.filter(|_| fills) {
             let field = fields[i].as_ref();
-            if let DataType::Dictionary(_, values) = field.data_type() {
-                // Decoded: the field's metadata described the encoding (polars' categorical).
-                let decoded = Field::new(field.name(), values.as_ref().clone(), true);
-                fields[i] = Arc::new(decoded);
+            if field.data_type() != filled_type(field.data_type()) {
+                // Decoded (the field's metadata described the encoding: polars' categorical),
+                // or text where there were only nulls.
+                let text = Field::new(field.name(), filled_type(field.data_type()).clone(), true);
+                fields[i] = Arc::new(text);
             }
         }
         if !task.filters() {
@@ -405,7 +416,7 @@ fn arrow_type(kind: ColumnType) -> DataType {
 }
 
 /// Whether `solve` can write solutions into a column of this type: text or bytes, plain or
-/// dictionary-encoded (see [`filled_type`]).
+/// dictionary-encoded, or nulls alone (see [`filled_type`]).
 fn fillable(data_type: &DataType) -> bool {
     matches!(
         filled_type(data_type),
@@ -420,10 +431,13 @@ fn fillable(data_type: &DataType) -> bool {
 
 /// The type of a solution column once `solve` has filled it: its own, or a dictionary's value
 /// type (a column of solutions has as many values as rows, so a dictionary of them saves
-/// nothing; a polars `Categorical` or pandas `category` column comes out as plain text).
+/// nothing; a polars `Categorical` or pandas `category` column comes out as plain text), or
+/// text for a column of the `null` type.
 fn filled_type(data_type: &DataType) -> &DataType {
+    const TEXT: &DataType = &DataType::Utf8;
     match data_type {
         DataType::Dictionary(_, values) => values,
+        DataType::Null => TEXT,
         other => other,
     }
 }

@@ -84,6 +84,15 @@ def _task_threads(threads: Optional[int]) -> Optional[int]:
         return 1
 
 
+def _text_columns(schema: Any, task: str) -> list:
+    """The columns of a DataFrame `schema` that the CLI takes as a solution column: text (string
+    or binary), or, for solve, which fills it, nulls alone (what an all-None pandas column is)."""
+    from pyspark.sql.types import BinaryType, NullType, StringType
+
+    kinds: tuple = (StringType, BinaryType, NullType) if task == "solve" else (StringType, BinaryType)
+    return [f.name for f in schema.fields if isinstance(f.dataType, kinds)]
+
+
 def _solution_column(columns: Any, puzzle_column: str) -> Optional[str]:
     """The input's solution column, by the CLI's names (``solution``, ``answer``, ...), if any."""
     return next(
@@ -92,14 +101,21 @@ def _solution_column(columns: Any, puzzle_column: str) -> Optional[str]:
     )
 
 
-def result_names(task: str, columns: Any, puzzle_column: str, solution_column: Optional[str] = None) -> list:
+def result_names(
+    task: str,
+    columns: Any,
+    puzzle_column: str,
+    solution_column: Optional[str] = None,
+    fillable: Optional[Any] = None,
+) -> list:
     """The names of a task's result columns for a table with ``columns``, by the CLI's rule:
     ``solve`` fills the input's solution column in place (``solution_column``, else the first
-    column named ``solution``, ``solutions``, ``answer``, ...) if it has one; every other result
+    column named ``solution``, ``solutions``, ``answer``, ... among ``fillable``, the columns
+    of text or of nulls alone, by default all of ``columns``) if it has one; every other result
     column is added, under a name the input does not have (``rating_2`` beside an input
     ``rating``)."""
     if task == "solve":
-        existing = solution_column or _solution_column(columns, puzzle_column)
+        existing = solution_column or _solution_column(columns if fillable is None else fillable, puzzle_column)
         if existing is not None:
             return [existing]
     return _fresh_all([name for name, _ in _native.result_columns(task)], columns)
@@ -134,8 +150,8 @@ def answer_column(
     ``unsolvable``, ``wrong: ...`` or ``invalid: ...``.
 
     Names follow the CLI's rule (:func:`result_names`): solve fills the input's solution column
-    (``solution_column``, or one named ``solution``/``answer``/...) in place, a row without an
-    answer keeping its value; other result columns, and the status, are added under names the
+    (``solution_column``, or one named ``solution``/``answer``/... of strings, bytes or nulls
+    alone) in place, a row without an answer keeping its value; other result columns, and the status, are added under names the
     input does not have (``rating_2``, ``status_2``). ``output`` names the first result column
     and ``names`` all of them, ``status`` the status column; a given name that the input has is
     replaced (solve: filled). Every other column is kept as it is. Runs inside ``mapInArrow``,
@@ -150,6 +166,11 @@ def answer_column(
     for what, name in (("column", column), ("solution_column", solution_column)):
         if name is not None and name not in df.columns:
             raise ValueError(f"{what}: no column named {name!r} in {df.columns}")
+    # As the CLI: a solution column is text (or, for solve, which fills it, nulls alone).
+    text = _text_columns(df.schema, task)
+    if solution_column is not None and task in ("solve", "check") and solution_column not in text:
+        kind = df.schema[solution_column].dataType.simpleString()
+        raise ValueError(f"solution_column: column {solution_column!r} holds {kind}, not text")
     results = list(_native.result_columns(task))
     if output is not None and not results:
         raise ValueError(f"task {task!r} adds no result column (its verdict is the status); output= does not apply")
@@ -158,7 +179,7 @@ def answer_column(
     elif output is not None:
         outs = [output] + _fresh_all([name for name, _ in results[1:]], list(df.columns) + [output])
     else:
-        outs = result_names(task, df.columns, column, solution_column if task == "solve" else None)
+        outs = result_names(task, df.columns, column, solution_column if task == "solve" else None, fillable=text)
     if len(outs) != len(results):
         raise ValueError(f"task {task!r} has {len(results)} result columns, {len(outs)} names given")
     if status is None:
@@ -564,11 +585,11 @@ def run(args: argparse.Namespace) -> None:
                 f'"{column}" holds 81-cell puzzles',
                 file=sys.stderr,
             )
-        solution_column = _solution_column(df.columns, column)
+        solution_column = _solution_column(_text_columns(df.schema, args.task), column)
         if args.task == "check" and solution_column is None:
             raise SystemExit(
                 f"sudoku_batch.spark: {args.input}: check needs a solution column; the columns {df.columns} "
-                f"hold none of {list(_native.SOLUTION_NAMES)}"
+                f"hold none of {list(_native.SOLUTION_NAMES)} as text"
             )
         answered = answer_column(
             df,
