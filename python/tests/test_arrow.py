@@ -317,6 +317,15 @@ def test_any_arrow_producer_and_mixed_kinds():
     assert mask.to_pylist()[:2] == [False, False]  # the two in `against` are dropped
     verdicts = sb.check(pa.array(puzzles), (s for s in solutions))
     assert verdicts.to_pylist() == sb.check(puzzles, solutions)
+    # Either route answers a ChunkedArray with a ChunkedArray, an Array with an Array.
+    chunked = pa.chunked_array([puzzles[:4], puzzles[4:]])
+    for partner in (solutions, solutions[:-1] + [float("nan")]):
+        verdicts = sb.check(chunked, partner)
+        assert isinstance(verdicts, pa.ChunkedArray), type(verdicts)
+        assert verdicts.to_pylist()[:-1] == sb.check(puzzles, solutions)[:-1]
+        assert isinstance(sb.check(pa.array(puzzles), partner), pa.Array)
+    assert isinstance(sb.dedupe(chunked, against=against), pa.ChunkedArray)
+    assert isinstance(sb.dedupe(chunked, against=puzzles[:2]), pa.ChunkedArray)
 
 
 def test_the_arrow_route_makes_no_python_object_per_puzzle():

@@ -244,7 +244,10 @@ def _list_out(kind: Optional[str], values: list, like: Any) -> Any:
     if kind is not None:
         import pyarrow as pa
 
-        return pa.array(values)
+        # The kind the Arrow route gives: chunked for a column given as a stream (a ChunkedArray).
+        array = pa.array(values)
+        stream = hasattr(like, "__arrow_c_stream__") and not hasattr(like, "__arrow_c_array__")
+        return pa.chunked_array([array]) if stream else array
     return values
 
 
