@@ -468,6 +468,82 @@ fn lines_and_csv_outputs_match_the_text_formats() {
     assert_eq!(rows.count(), 999);
 }
 
+/// A table's CSV output holds the same result columns as the same rows' CSV input gives: a
+/// count at the limit is `N+` (an int64 column cannot say it: there the limit itself means "that
+/// many or more"), a rating has two decimals.
+#[test]
+fn a_tables_csv_output_writes_results_as_a_csv_inputs_output_does() {
+    let dir = Dir::new();
+    let mut cells: Vec<Option<String>> = whole_puzzles(6).into_iter().map(Some).collect();
+    cells[1] = Some(".".repeat(81)); // many solutions: at the limit
+    cells[2] = None;
+    cells[3] = Some("not a puzzle".into());
+    let texts: Vec<Option<&str>> = cells.iter().map(|c| c.as_deref()).collect();
+    let input = dir.path("x.parquet");
+    write_batch(&input, &puzzle_table(&texts), None);
+    let csv_input: String = std::iter::once("puzzle\n".to_string())
+        .chain(
+            cells
+                .iter()
+                .map(|c| format!("{}\n", c.as_deref().unwrap_or(""))),
+        )
+        .collect();
+    let tasks: [&[&str]; 4] = [
+        &["count", "--limit", "5"],
+        &["count"],
+        &["rate", "--samples", "4"],
+        &["grade"],
+    ];
+    for task in tasks {
+        let from_table = bin()
+            .args(task)
+            .args(["-q", "--output-format", "csv", "-o", "-"])
+            .arg(&input)
+            .output()
+            .unwrap();
+        let from_csv = bin()
+            .args(task)
+            .args(["-q", "--format", "csv", "-o", "-", "-"])
+            .write_stdin(csv_input.clone())
+            .output()
+            .unwrap();
+        let table_rows: Vec<&str> = std::str::from_utf8(&from_table.stdout)
+            .unwrap()
+            .lines()
+            .collect();
+        let csv_rows: Vec<&str> = std::str::from_utf8(&from_csv.stdout)
+            .unwrap()
+            .lines()
+            .collect();
+        assert_eq!(table_rows.len(), 7, "{task:?}: {table_rows:?}");
+        // The null row is a blank line in CSV, which is no row: compare the others.
+        let mut others = table_rows.clone();
+        assert!(others.remove(3).ends_with(",invalid: the puzzle is null"));
+        assert_eq!(others, csv_rows, "{task:?}");
+        if task == ["count", "--limit", "5"] {
+            assert!(table_rows[2].ends_with(",5+,ok"), "{table_rows:?}");
+        }
+        if task[0] == "rate" {
+            let rating = table_rows[1].split(',').nth(1).unwrap();
+            assert_eq!(rating.split('.').nth(1).map(str::len), Some(2), "{rating}");
+        }
+    }
+    // Typed: the count column is int64, the limit itself where it was reached.
+    let output = dir.path("counted.parquet");
+    bin()
+        .args(["count", "-q", "--limit", "5"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .code(1);
+    let (table, _) = read_parquet(&output);
+    let counts = table.column_by_name("count").unwrap();
+    assert_eq!(counts.data_type(), &DataType::Int64);
+    let counts = counts.as_primitive::<Int64Type>();
+    assert_eq!((counts.value(0), counts.value(1)), (1, 5));
+}
+
 #[test]
 fn arrow_ipc_files_are_read_and_written_and_stdin_takes_parquet() {
     let dir = Dir::new();

@@ -647,6 +647,23 @@ fn dedupe_against_names_the_other_files_column() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // Against a line file, which has no columns: the message names the flag given.
+    let lines = dir.path().join("split.txt");
+    std::fs::write(&lines, format!("{}\n", p[0])).unwrap();
+    let out = bin()
+        .arg("dedupe")
+        .arg(&input)
+        .arg("--against")
+        .arg(&lines)
+        .args(["--against-column", "new"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("--against-column is about a column, but a line input has no columns"),
+        "{stderr}"
+    );
 }
 
 #[test]

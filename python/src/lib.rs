@@ -1314,7 +1314,11 @@ fn run_file<'py>(
     let d = PyDict::new(py);
     let t = &summary.tally;
     d.set_item("records", t.records)?;
-    d.set_item("solved", t.solved)?;
+    // As the CLI's `--stats json`: dedupe answers nothing; it keeps and drops records.
+    match options.task.filters() {
+        true => d.set_item("kept", t.records - t.duplicates)?,
+        false => d.set_item("solved", t.solved)?,
+    }
     d.set_item("unsolvable", t.unsolvable)?;
     d.set_item("invalid", t.invalid)?;
     d.set_item("wrong", t.wrong)?;

@@ -212,6 +212,16 @@ def test_solve_file_runs_the_engine_with_the_cli_formats(cli, tmp_path):
     assert out.read_text() == cli_out.stdout
     counted = sb.solve_file(src, tmp_path / "counts.csv", task="count", limit=3)
     assert counted["unique"] == len(puzzles)
+    # An option the task does not take is refused, as the CLI refuses its flag, before any work.
+    for task, option in [("solve", {"limit": 3}), ("count", {"lexmin": True}), ("solve", {"nested": True}),
+                         ("count", {"solution_column": "puzzle"}), ("solve", {"against": src}),
+                         ("dedupe", {"shard": (1, 2)})]:
+        name = next(iter(option))
+        with pytest.raises(ValueError, match=f"{name}= does not apply to task='{task}'"):
+            sb.solve_file(src, tmp_path / "never.csv", task=task, **option)
+    with pytest.raises(ValueError, match="against_column= names a column of against="):
+        sb.solve_file(src, tmp_path / "never.csv", task="dedupe", against_column="puzzle")
+    assert not (tmp_path / "never.csv").exists()
     with pytest.raises(FileNotFoundError):
         sb.solve_file(tmp_path / "missing.txt", out)
     with pytest.raises(ValueError, match="no puzzle column"):

@@ -94,6 +94,8 @@ def test_solve_file_keeps_every_column_of_a_sudoku_extreme_table(tmp_path):
     deduped = tmp_path / "deduped.csv"
     summary = sb.solve_file(src, deduped, task="dedupe", against=src)
     assert summary["duplicates"] == 20
+    # As the CLI's --stats json: kept records, no `solved` (dedupe answers nothing).
+    assert summary["kept"] == 0 and "solved" not in summary
     assert summary["against_unread"] == 0 and summary["against_first"] is None
     assert summary["against_note"] is None
     assert open(deduped).read() == "source,question,answer,rating\n"

@@ -519,6 +519,17 @@ pub fn run(
                 name,
                 source: FormatError::NoAgainstPuzzleColumn { names },
             },
+            // The pass's `--column` is the user's `--against-column`.
+            BatchError::Format {
+                name,
+                source: FormatError::NoColumns { format, .. },
+            } => BatchError::Format {
+                name,
+                source: FormatError::NoColumns {
+                    flag: "--against-column",
+                    format,
+                },
+            },
             // Nothing is written in this pass, nor has the output been opened.
             BatchError::InputChanged { name, .. } => BatchError::InputChanged {
                 name: format!("--against {name}"),

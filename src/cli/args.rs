@@ -167,7 +167,8 @@ pub struct Common {
     #[arg(long, default_value_t = FormatChoice::Auto, value_parser = format_choice())]
     pub format: FormatChoice,
     /// Output format (auto: a text input's own format; a Parquet or Arrow input's output follows
-    /// the output file's name: .parquet, .arrow or .feather, .csv, else one answer per line).
+    /// the output file's name: .parquet or .pq, .arrow, .feather or .ipc, .csv, else one answer
+    /// per line).
     #[arg(long, default_value_t = OutputFormat::Auto, value_parser = output_format())]
     pub output_format: OutputFormat,
     /// CSV, Parquet, Arrow: the name of the puzzle column.

@@ -168,7 +168,11 @@ impl<'s, 'a> TableWriter<'s, 'a> {
                 }
                 sink.write_all(text)
             }
-            table => table.write_batch(&layout.render(batch, outcomes)),
+            // CSV: the result columns' text, as for a CSV input (`2+` at a count's limit).
+            table => {
+                let typed = !matches!(table, TableWriter::Csv(..));
+                table.write_batch(&layout.render(batch, outcomes, typed))
+            }
         }
     }
 

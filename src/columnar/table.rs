@@ -355,15 +355,19 @@ impl Layout {
     }
 
     /// `batch` with the task's answers: the solution column filled in place, or the result
-    /// columns appended; then the statuses.
-    pub fn render(&self, batch: &RecordBatch, outcomes: &[Outcome]) -> RecordBatch {
+    /// columns appended (`typed`: of their Arrow types, else as the text a CSV input's output
+    /// holds, such as `2+` for a count at the limit and `30.00` for a rating); then the statuses.
+    pub fn render(&self, batch: &RecordBatch, outcomes: &[Outcome], typed: bool) -> RecordBatch {
         let mut columns: Vec<ArrayRef> = batch.columns().to_vec();
         if self.fills {
             let i = self.solution.expect("fills a solution column");
             columns[i] = filled(columns[i].as_ref(), outcomes);
         } else {
             for (index, column) in self.task.columns().iter().enumerate() {
-                columns.push(result_column(column.kind, index, outcomes));
+                columns.push(match typed {
+                    true => result_column(column.kind, index, outcomes),
+                    false => text_column(index, outcomes),
+                });
             }
         }
         let mut status = StringBuilder::with_capacity(outcomes.len(), outcomes.len() * 6);
@@ -374,7 +378,23 @@ impl Layout {
             status.append_value(std::str::from_utf8(&text).expect("statuses are UTF-8"));
         }
         columns.push(Arc::new(status.finish()));
-        RecordBatch::try_new(Arc::clone(&self.schema), columns).expect("columns match the schema")
+        let schema = match typed {
+            true => Arc::clone(&self.schema),
+            // The added columns (results and status) as text.
+            false => {
+                let fields = self.schema.fields();
+                let from = fields.len() - self.added;
+                let text = fields.iter().enumerate().map(|(i, f)| match i >= from {
+                    true => Arc::new(f.as_ref().clone().with_data_type(DataType::Utf8)),
+                    false => Arc::clone(f),
+                });
+                Arc::new(Schema::new_with_metadata(
+                    text.collect::<Vec<_>>(),
+                    self.schema.metadata().clone(),
+                ))
+            }
+        };
+        RecordBatch::try_new(schema, columns).expect("columns match the schema")
     }
 }
 
@@ -494,6 +514,21 @@ fn result_column(kind: ColumnType, index: usize, outcomes: &[Outcome]) -> ArrayR
             Arc::new(b.finish())
         }
     }
+}
+
+/// Result column `index` of the task as text, as a text input's output writes it; null where an
+/// outcome has no value.
+fn text_column(index: usize, outcomes: &[Outcome]) -> ArrayRef {
+    let mut b = StringBuilder::with_capacity(outcomes.len(), outcomes.len() * 8);
+    let mut text = Vec::new();
+    for outcome in outcomes {
+        text.clear();
+        match outcome.write_column(index, &mut text) {
+            true => b.append_value(std::str::from_utf8(&text).expect("values are UTF-8")),
+            false => b.append_null(),
+        }
+    }
+    Arc::new(b.finish())
 }
 
 /// The solution column with each solved row's solution, other rows as they were; same type.

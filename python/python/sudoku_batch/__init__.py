@@ -562,6 +562,18 @@ def dedupe(
     return _named(_list_out(kind, _native.dedupe_list(records, other, options), puzzles), "keep")
 
 
+# The options of solve_file that each task takes (as the CLI's flags of each command).
+_FILE_OPTIONS = {
+    "solve": {"lexmin", "solution_column", "keep_solution_column", "shard"},
+    "count": {"limit", "shard"},
+    "check": {"unique", "solution_column", "shard"},
+    "canon": {"shard"},
+    "rate": {"samples", "seed", "shard"},
+    "grade": {"nested", "shard"},
+    "dedupe": {"exact", "against", "against_column"},
+}
+
+
 def solve_file(
     input: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"],
     output: Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"],
@@ -606,7 +618,7 @@ def solve_file(
     ``shard=(k, n)`` answers only part ``k`` of ``n`` (1-based), as the CLI's ``--shard k/n``
     does.
 
-    Returns the run summary as a ``dict``: ``records``, ``solved``, ``unsolvable``,
+    Returns the run summary as a ``dict``: ``records``, ``solved`` (for dedupe, ``kept``), ``unsolvable``,
     ``invalid``, ``wrong``, ``unique``, ``multiple``, ``duplicates``, ``against_unread`` (dedupe
     with ``against``: malformed records of that file, else ``None``), ``against_first`` (the
     first of them as ``"file:line: problem"``, else ``None``), ``against_note`` (as ``note``,
@@ -618,12 +630,37 @@ def solve_file(
     (``(line, text)`` for the first ``max_messages`` bad records) and ``messages_not_shown``.
 
     Raises ``FileNotFoundError``/``PermissionError``/``OSError`` for I/O problems and
-    ``ValueError`` for an input that does not suit the task (for example no puzzle column).
+    ``ValueError`` for an input that does not suit the task (for example no puzzle column) or an
+    option the task does not take (``limit`` for ``"solve"``), as the CLI refuses its flag.
     """
     limit = _int(limit, "limit", 1, 2**32 - 1)
     samples = _int(samples, "samples", 1, 4096)
     seed = _int(seed, "seed", 0, 2**64 - 1)
     max_messages = _int(max_messages, "max_messages", 0, 2**63 - 1)
+    # As the CLI refuses a flag its command does not take: an option given to a task that does
+    # not use it is an error, not silently ignored.
+    given = {
+        "lexmin": bool(lexmin),
+        "limit": limit != 2,
+        "unique": bool(unique),
+        "samples": samples != 16,
+        "seed": seed != 0,
+        "exact": bool(exact),
+        "against": against is not None,
+        "against_column": against_column is not None,
+        "keep_solution_column": bool(keep_solution_column),
+        "solution_column": solution_column is not None,
+        "nested": bool(nested),
+        "shard": shard is not None,
+    }
+    takes = _FILE_OPTIONS.get(task)
+    if takes is not None:
+        for name, on in given.items():
+            if on and name not in takes:
+                users = sorted(t for t, names in _FILE_OPTIONS.items() if name in names)
+                raise ValueError(f"{name}= does not apply to task={task!r} (it is for task {' or '.join(map(repr, users))})")
+    if against_column is not None and against is None:
+        raise ValueError("against_column= names a column of against=, which is not given")
     if shard is not None:
         if not isinstance(shard, tuple) or len(shard) != 2:
             raise ValueError(f"shard must be a tuple (k, n) with 1 <= k <= n, not {shard!r}")
