@@ -937,18 +937,22 @@ fn puzzle_table(cells: &[Option<&str>]) -> RecordBatch {
 fn dedupe_as_lines_writes_one_line_per_kept_row() {
     let dir = Dir::new();
     let input = dir.path("x.parquet");
-    let p = common::puzzle_texts(&common::shipped("sample.txt")).swap_remove(0);
+    let texts = common::puzzle_texts(&common::shipped("sample.txt"));
+    let (p, q) = (&texts[0], &texts[1]);
     let two = format!("{p}\n{p}");
+    let with_crlf = format!("{q}\r\n");
     // Rows that could not be one line as they came: a line break inside, a null, a blank, a
-    // `#` comment; then a bad row that can, and a duplicate (dropped).
+    // `#` comment; then a bad row that can, a duplicate (dropped), and a puzzle with a line end
+    // after it (written without it).
     let cells = [
         Some(two.as_str()),
         None,
-        Some(&p),
+        Some(p),
         Some(""),
         Some("#x"),
         Some("abc"),
-        Some(&p),
+        Some(p),
+        Some(&with_crlf),
     ];
     let batch = puzzle_table(&cells);
     write_batch(&input, &batch, None);
@@ -956,12 +960,13 @@ fn dedupe_as_lines_writes_one_line_per_kept_row() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 6, "{text}");
+    assert_eq!(lines.len(), 7, "{text}");
     assert!(lines[0].starts_with("invalid: "), "{text}");
     assert_eq!(lines[1], "invalid: the puzzle is null");
     assert_eq!(lines[2], p);
     assert!(lines[3].starts_with("invalid: ") && lines[4].starts_with("invalid: "));
     assert_eq!(lines[5], "abc");
+    assert_eq!(lines[6], q);
     // Read back as lines, the output has a record per kept row.
     let back = bin()
         .args(["dedupe", "--stats", "json", "-q", "-"])
@@ -969,7 +974,7 @@ fn dedupe_as_lines_writes_one_line_per_kept_row() {
         .output()
         .unwrap();
     let stats: serde_json::Value = serde_json::from_slice(&back.stderr).unwrap();
-    assert_eq!(stats["records"], 6, "{stats}");
+    assert_eq!(stats["records"], 7, "{stats}");
 }
 
 /// The exit code and stderr of `solve FILE -o OUT`, and whether OUT was left.

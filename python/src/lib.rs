@@ -116,6 +116,8 @@ struct Options {
     /// `run_list` gives each record's values of the task's result columns (a tuple per record)
     /// instead of one answer object.
     with_columns: bool,
+    /// `run_arrow`'s result columns as the CLI's CSV text (`2+`, `30.00`), all strings.
+    text_columns: bool,
     format: FormatChoice,
     output_format: OutputFormat,
     column: Option<String>,
@@ -130,7 +132,7 @@ struct Options {
 #[pymethods]
 impl Options {
     #[new]
-    #[pyo3(signature = (task, *, threads=0, with_status=false, with_columns=false, lexmin=false, limit=2, unique=false,
+    #[pyo3(signature = (task, *, threads=0, with_status=false, with_columns=false, text_columns=false, lexmin=false, limit=2, unique=false,
         samples=16, seed=0, exact=false, nested=false, format="auto", output_format="auto", column=None, solution_column=None,
         keep_solution_column=false, max_messages=20, shard=None, against=None, against_column=None))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with its default
@@ -139,6 +141,7 @@ impl Options {
         threads: usize,
         with_status: bool,
         with_columns: bool,
+        text_columns: bool,
         lexmin: bool,
         limit: u32,
         unique: bool,
@@ -170,6 +173,7 @@ impl Options {
             threads,
             with_status,
             with_columns,
+            text_columns,
             format: format.parse().map_err(|e| value_error(&e))?,
             output_format: output_format.parse().map_err(|e| value_error(&e))?,
             column,
@@ -1010,7 +1014,13 @@ fn column_value(outcome: &Outcome, index: usize) -> Value {
 fn arrow_outputs(options: &Options) -> Vec<(&'static str, ColumnType)> {
     let task = options.task;
     let mut outputs: Vec<(&'static str, ColumnType)> = if options.with_columns {
-        task.columns().iter().map(|c| (c.name, c.kind)).collect()
+        task.columns()
+            .iter()
+            .map(|c| match options.text_columns {
+                true => (c.name, ColumnType::Text),
+                false => (c.name, c.kind),
+            })
+            .collect()
     } else if task.needs_solution() {
         vec![("ok", ColumnType::Bool)]
     } else {
@@ -1167,6 +1177,9 @@ fn run_arrow(
                                     outcome.write_status(out);
                                     true
                                 })
+                            }
+                            Answers::Text(b) if options.with_columns && options.text_columns => {
+                                b.push(|out| outcome.write_column(index, out))
                             }
                             _ if options.with_columns => builder.push(column_value(outcome, index)),
                             _ => builder.push(answer_value(task, outcome)),

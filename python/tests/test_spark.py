@@ -202,7 +202,7 @@ def test_the_spark_job_refuses_check_on_lines_without_solutions_as_the_cli_does(
     assert set(joined.split()) == {"ok"}
 
 
-@pytest.mark.parametrize("task", [["count"], ["check"], ["canon"], ["rate", "--samples", "3"], ["grade"]])
+@pytest.mark.parametrize("task", [["count", "--limit", "1"], ["check"], ["canon"], ["rate", "--samples", "3"], ["grade"]])
 def test_the_spark_job_on_csv_has_the_clis_columns_and_statuses(cli, tmp_path, task):
     import csv
 
@@ -233,6 +233,8 @@ def test_the_spark_job_on_csv_has_the_clis_columns_and_statuses(cli, tmp_path, t
     rows = list(csv.reader("".join((out / p).read_text() for p in part_files(out)).splitlines()))
     assert [r[-1] for r in rows] == [r[-1] for r in cli_rows[1:]]
     assert len(rows[0]) == len(cli_rows[0])
+    # The result columns hold the CLI's text (`1+` at the limit, `30.00`), row for row.
+    assert [r[4:] for r in rows] == [r[4:] for r in cli_rows[1:]]
 
 
 def write_parquet_set(path, n=600):

@@ -178,9 +178,10 @@ impl<'s, 'a> TableWriter<'s, 'a> {
 
     /// Writes the rows of `batch` that `keep` keeps, as they came (a filtering task).
     ///
-    /// As lines, a kept puzzle is written as it came when it reads back as one record; one that
-    /// would not (null, blank, a `#` comment, holding a line break) is written as its status
-    /// instead, so the output still has one line per kept record.
+    /// As lines, a kept puzzle is written as it came when it reads back as one record, else
+    /// without the whitespace around it (a cell that ends with a line end) when that does; one
+    /// that would not (null, blank, a `#` comment, holding a line break inside) is written as its
+    /// status instead, so the output still has one line per kept record.
     pub fn write_kept(
         &mut self,
         batch: &RecordBatch,
@@ -194,7 +195,11 @@ impl<'s, 'a> TableWriter<'s, 'a> {
                     Strings::new(batch.column(layout.puzzle).as_ref()).expect("a text column");
                 text.clear();
                 for (i, _) in keep.iter().enumerate().filter(|(_, &k)| k) {
-                    match puzzles.get(i) {
+                    let trimmed = |cell| match is_one_record(cell) {
+                        true => cell,
+                        false => crate::formats::text::trim(cell),
+                    };
+                    match puzzles.get(i).map(trimmed) {
                         Some(cell) if is_one_record(cell) => {
                             text.extend_from_slice(cell);
                             text.push(b'\n');

@@ -137,6 +137,7 @@ def answer_column(
     nested: bool = False,
     threads: Optional[int] = None,
     names: Optional[list] = None,
+    as_text: bool = False,
 ) -> Any:
     """Returns `df` with the task's result columns for the puzzles of `column`, and their status.
 
@@ -154,7 +155,9 @@ def answer_column(
     alone) in place, a row without an answer keeping its value; other result columns, and the status, are added under names the
     input does not have (``rating_2``, ``status_2``). ``output`` names the first result column
     and ``names`` all of them, ``status`` the status column; a given name that the input has is
-    replaced (solve: filled). Every other column is kept as it is. Runs inside ``mapInArrow``,
+    replaced (solve: filled). Every other column is kept as it is. ``as_text=True`` makes each
+    result column a string column of the CLI's CSV text (``2+`` for a count at the limit, ``30.00``
+    for a rating), as the job writes CSV. Runs inside ``mapInArrow``,
     each batch read in place by the engine, so rows stay in their partitions and in order.
     """
     from pyspark.sql.types import StringType, StructField, StructType
@@ -188,7 +191,8 @@ def answer_column(
     # by position, so that columns of the same name (after a join) each keep their own data.
     fields = list(df.schema.fields)
     sources: list = list(range(len(fields)))
-    added = [(out, _spark_type(kind)) for out, (_, kind) in zip(outs, results)] + [(status, StringType())]
+    added = [(out, StringType() if as_text else _spark_type(kind)) for out, (_, kind) in zip(outs, results)]
+    added += [(status, StringType())]
     for name, kind in added:
         field = StructField(name, kind, True)
         names_now = [f.name for f in fields]
@@ -220,7 +224,9 @@ def answer_column(
         import pyarrow.compute as pc
 
         n = _task_threads(threads)
-        native = _native.Options(task, threads=n or 0, with_status=True, with_columns=True, **options)
+        native = _native.Options(
+            task, threads=n or 0, with_status=True, with_columns=True, text_columns=bool(as_text), **options
+        )
         for batch in batches:
             solutions = batch.column(solution_at) if task == "check" else None
             answers = _native.run_arrow(batch.column(column_at), solutions, native)
@@ -601,6 +607,8 @@ def run(args: argparse.Namespace) -> None:
             unique=args.unique,
             samples=args.samples,
             seed=args.seed,
+            # CSV output holds the CLI's text (`2+`, `30.00`); Parquet its typed columns.
+            as_text=output_format != "parquet",
         )
         if output_format == "parquet":
             answered.write.mode("errorifexists").parquet(args.output)
