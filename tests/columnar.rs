@@ -799,6 +799,91 @@ fn solve_says_how_many_values_it_replaced_and_can_keep_the_column() {
     assert_eq!(solutions[5], None, "the null puzzle has no answer");
 }
 
+/// Times in seconds and `date64`, which Parquet cannot name, are written to Parquet as pyarrow
+/// writes them (milliseconds, `date32`), with Parquet's logical types, so that every reader
+/// reads times and dates, not bare integers; the instants and days are the same. An Arrow
+/// output keeps the types as they were.
+#[test]
+fn times_in_seconds_and_date64_go_to_parquet_as_times_and_dates() {
+    use arrow_array::{Date64Array, Time32SecondArray, TimestampSecondArray};
+    use arrow_schema::TimeUnit;
+    let dir = Dir::new();
+    let seconds = [1_704_164_645i64, 0, -86_400];
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        (
+            "puzzle",
+            Arc::new(StringArray::from(whole_puzzles(3))) as ArrayRef,
+        ),
+        (
+            "created",
+            Arc::new(TimestampSecondArray::from(seconds.to_vec())),
+        ),
+        (
+            "zoned",
+            Arc::new(TimestampSecondArray::from(seconds.to_vec()).with_timezone("Europe/Paris")),
+        ),
+        (
+            "day",
+            Arc::new(Date64Array::from(vec![
+                1_704_153_600_000i64,
+                0,
+                -86_400_000,
+            ])),
+        ),
+        (
+            "at",
+            Arc::new(Time32SecondArray::from(vec![3600, 0, 86_399])),
+        ),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let input = dir.path("times.arrow");
+    write_arrow(&input, &batch, None);
+    let output = dir.path("times.parquet");
+    bin()
+        .args(["solve", "-q"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .code(0);
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&output).unwrap()).unwrap();
+    let parquet = builder.parquet_schema();
+    for (i, name) in ["created", "zoned", "day", "at"].iter().enumerate() {
+        let column = parquet.column(i + 1);
+        assert_eq!(column.name(), *name);
+        assert!(column.logical_type_ref().is_some(), "{name}: {column:?}");
+    }
+    let (table, _) = read_parquet(&output);
+    let want = [
+        DataType::Timestamp(TimeUnit::Millisecond, None),
+        DataType::Timestamp(TimeUnit::Millisecond, Some("Europe/Paris".into())),
+        DataType::Date32,
+        DataType::Time32(TimeUnit::Millisecond),
+    ];
+    for (i, want) in want.iter().enumerate() {
+        let got = table.column(i + 1);
+        assert_eq!(got.data_type(), want);
+        // The same values, in the input's types again.
+        let back = arrow_cast::cast(got, batch.column(i + 1).data_type()).unwrap();
+        assert_eq!(&back, batch.column(i + 1), "{want}");
+    }
+    // Arrow IPC names every type: kept as they came.
+    let output = dir.path("times_out.arrow");
+    bin()
+        .args(["solve", "-q"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .code(0);
+    let reader =
+        arrow_ipc::reader::FileReader::try_new(File::open(&output).unwrap(), None).unwrap();
+    let schema = reader.schema();
+    for i in 1..5 {
+        assert_eq!(schema.field(i), batch.schema().field(i));
+    }
+}
+
 /// An answer column of Arrow's `null` type (pandas writes an all-`None` column so): `solve`
 /// fills it in place as text, in Parquet, Arrow and CSV alike, or adds a `solution` column
 /// beside it with `--keep-solution-column`; `check` refuses it, as it has no solutions.

@@ -21,7 +21,8 @@ const MAX_ROW_GROUP: usize = 128 * 1024;
 
 /// The output of a columnar run, in its format.
 pub(crate) enum TableWriter<'s, 'a> {
-    Parquet(ArrowWriter<Watched<'s, 'a>>),
+    /// The writer and the columns cast to a type Parquet can name (see [`parquet_schema`]).
+    Parquet(ArrowWriter<Watched<'s, 'a>>, Vec<(usize, DataType)>),
     Arrow(arrow_ipc::writer::FileWriter<Watched<'s, 'a>>),
     /// The writer and the schema, for a header row even when no row comes; the grid columns
     /// held as bytes, written as their text (see [`bytes_as_text`]).
@@ -101,6 +102,56 @@ fn bytes_as_text(batch: &RecordBatch, bytes: &[usize]) -> RecordBatch {
         .expect("the same columns, as text")
 }
 
+/// The schema a Parquet output is written with, and the columns whose type changes: a time in
+/// seconds (`timestamp[s]`, `time32[s]`, which Parquet cannot name: written as bare integers,
+/// they read back as numbers) becomes one in milliseconds, and a `date64` a `date32`, as
+/// pyarrow writes them; the values are the same instants and days.
+fn parquet_schema(schema: &SchemaRef) -> (SchemaRef, Vec<(usize, DataType)>) {
+    use arrow_schema::TimeUnit;
+    let mut casts = Vec::new();
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let to = match f.data_type() {
+                DataType::Timestamp(TimeUnit::Second, zone) => {
+                    DataType::Timestamp(TimeUnit::Millisecond, zone.clone())
+                }
+                DataType::Time32(TimeUnit::Second) => DataType::Time32(TimeUnit::Millisecond),
+                DataType::Date64 => DataType::Date32,
+                _ => return f.as_ref().clone(),
+            };
+            casts.push((i, to.clone()));
+            f.as_ref().clone().with_data_type(to)
+        })
+        .collect();
+    match casts.is_empty() {
+        true => (std::sync::Arc::clone(schema), casts),
+        false => {
+            let schema = Schema::new_with_metadata(fields, schema.metadata().clone());
+            (std::sync::Arc::new(schema), casts)
+        }
+    }
+}
+
+/// `batch` with the columns of `casts` cast to their Parquet-nameable types.
+fn cast_columns(batch: &RecordBatch, casts: &[(usize, DataType)]) -> io::Result<RecordBatch> {
+    let mut columns = batch.columns().to_vec();
+    let mut fields: Vec<Field> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    for (i, to) in casts {
+        columns[*i] = arrow_cast::cast(&columns[*i], to).map_err(other)?;
+        fields[*i] = fields[*i].clone().with_data_type(to.clone());
+    }
+    let schema = Schema::new_with_metadata(fields, batch.schema().metadata().clone());
+    RecordBatch::try_new(std::sync::Arc::new(schema), columns).map_err(other)
+}
+
 impl<'s, 'a> TableWriter<'s, 'a> {
     /// A writer of `format` (not `Auto`) for tables laid out as `layout` says; `header`: a CSV
     /// output starts with its header row (the first shard's does).
@@ -127,8 +178,10 @@ impl<'s, 'a> TableWriter<'s, 'a> {
                     properties = properties.set_column_dictionary_enabled(name.into(), false);
                 }
                 let properties = properties.build();
+                let (schema, casts) = parquet_schema(&schema);
                 TableWriter::Parquet(
                     ArrowWriter::try_new(sink, schema, Some(properties)).map_err(other)?,
+                    casts,
                 )
             }
             OutputFormat::Arrow => TableWriter::Arrow(
@@ -223,7 +276,10 @@ impl<'s, 'a> TableWriter<'s, 'a> {
             return Ok(());
         }
         match self {
-            TableWriter::Parquet(w) => w.write(batch).map_err(other),
+            TableWriter::Parquet(w, casts) if !casts.is_empty() => {
+                w.write(&cast_columns(batch, casts)?).map_err(other)
+            }
+            TableWriter::Parquet(w, _) => w.write(batch).map_err(other),
             TableWriter::Arrow(w) => w.write(batch).map_err(other),
             TableWriter::Csv(w, _, bytes) if !bytes.is_empty() => {
                 w.write(&bytes_as_text(batch, bytes)).map_err(other)
@@ -236,7 +292,7 @@ impl<'s, 'a> TableWriter<'s, 'a> {
     /// The end of an input unit: a Parquet output closes its row group.
     pub fn end_unit(&mut self) -> io::Result<()> {
         match self {
-            TableWriter::Parquet(w) if w.in_progress_rows() > 0 => w.flush().map_err(other),
+            TableWriter::Parquet(w, _) if w.in_progress_rows() > 0 => w.flush().map_err(other),
             _ => Ok(()),
         }
     }
@@ -244,7 +300,7 @@ impl<'s, 'a> TableWriter<'s, 'a> {
     /// Completes the output (a Parquet or Arrow file's footer, a CSV header if no row came).
     pub fn finish(self) -> io::Result<()> {
         match self {
-            TableWriter::Parquet(w) => w.close().map(drop).map_err(other),
+            TableWriter::Parquet(w, _) => w.close().map(drop).map_err(other),
             TableWriter::Arrow(mut w) => w.finish().map_err(other),
             TableWriter::Csv(mut w, schema, _) => {
                 // The header row comes with the first batch written; a table with no rows (or a
