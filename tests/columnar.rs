@@ -882,6 +882,36 @@ fn times_in_seconds_and_date64_go_to_parquet_as_times_and_dates() {
     for i in 1..5 {
         assert_eq!(schema.field(i), batch.schema().field(i));
     }
+    // A time too far from 1970 to count in milliseconds is an error naming its column, never a
+    // null: no output file.
+    let far = RecordBatch::try_from_iter([
+        (
+            "puzzle",
+            Arc::new(StringArray::from(whole_puzzles(1))) as ArrayRef,
+        ),
+        (
+            "created",
+            Arc::new(TimestampSecondArray::from(vec![i64::MAX])),
+        ),
+    ])
+    .unwrap();
+    let input = dir.path("far.arrow");
+    write_arrow(&input, &far, None);
+    let output = dir.path("far.parquet");
+    let out = bin()
+        .args(["solve", "-q"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("column \"created\" cannot be written to Parquet"),
+        "{stderr}"
+    );
+    assert!(!output.exists());
 }
 
 /// An answer column of Arrow's `null` type (pandas writes an all-`None` column so): `solve`

@@ -1018,6 +1018,25 @@ fn a_vertical_tab_is_whitespace_and_control_characters_in_names_are_escaped() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).lines().count(), 2);
+    // So in a CSV field, before or after the puzzle, and around a solution `check` reads.
+    let solution = text(&out.stdout).lines().next().unwrap().to_string();
+    let csv = format!(
+        "puzzle,solution\n{p0}\x0b,\x0b{solution}\n\x0b{p0},{solution}\x0b\n\"{p0}\x0b\",{solution}\n",
+        p0 = p[0]
+    );
+    for task in ["solve", "check"] {
+        let out = bin()
+            .args([task, "-q", "--stats", "json", "--format", "csv", "-"])
+            .write_stdin(csv.clone())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{task}: {}", text(&out.stdout));
+        assert!(
+            text(&out.stderr).contains("\"records\":3"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
     // A vertical-tab line before a grid is blank, from a file and from a pipe alike.
     let grid: String = (0..9)
         .map(|r| format!("{}\n", &p[0][9 * r..9 * r + 9]))

@@ -160,6 +160,9 @@ impl Options {
         against_column: Option<String>,
     ) -> PyResult<Options> {
         let value_error = |e: &dyn std::fmt::Display| PyValueError::new_err(e.to_string());
+        if text_columns && !with_columns {
+            return Err(value_error(&"text_columns needs with_columns"));
+        }
         let options = TaskOptions::default()
             .lexmin(lexmin)
             .limit(limit)

@@ -105,7 +105,8 @@ fn bytes_as_text(batch: &RecordBatch, bytes: &[usize]) -> RecordBatch {
 /// The schema a Parquet output is written with, and the columns whose type changes: a time in
 /// seconds (`timestamp[s]`, `time32[s]`, which Parquet cannot name: written as bare integers,
 /// they read back as numbers) becomes one in milliseconds, and a `date64` a `date32`, as
-/// pyarrow writes them; the values are the same instants and days.
+/// pyarrow writes them; the values are the same instants and days. Plain columns only: one
+/// inside a list or struct, or dictionary-encoded, is written as it is.
 fn parquet_schema(schema: &SchemaRef) -> (SchemaRef, Vec<(usize, DataType)>) {
     use arrow_schema::TimeUnit;
     let mut casts = Vec::new();
@@ -135,8 +136,13 @@ fn parquet_schema(schema: &SchemaRef) -> (SchemaRef, Vec<(usize, DataType)>) {
     }
 }
 
-/// `batch` with the columns of `casts` cast to their Parquet-nameable types.
+/// `batch` with the columns of `casts` cast to their Parquet-nameable types; a time too far from
+/// 1970 to count in milliseconds is an error, never a null.
 fn cast_columns(batch: &RecordBatch, casts: &[(usize, DataType)]) -> io::Result<RecordBatch> {
+    let checked = arrow_cast::CastOptions {
+        safe: false,
+        ..Default::default()
+    };
     let mut columns = batch.columns().to_vec();
     let mut fields: Vec<Field> = batch
         .schema()
@@ -145,7 +151,10 @@ fn cast_columns(batch: &RecordBatch, casts: &[(usize, DataType)]) -> io::Result<
         .map(|f| f.as_ref().clone())
         .collect();
     for (i, to) in casts {
-        columns[*i] = arrow_cast::cast(&columns[*i], to).map_err(other)?;
+        columns[*i] = arrow_cast::cast_with_options(&columns[*i], to, &checked).map_err(|e| {
+            let name = fields[*i].name();
+            io::Error::other(format!("column {name:?} cannot be written to Parquet: {e}"))
+        })?;
         fields[*i] = fields[*i].clone().with_data_type(to.clone());
     }
     let schema = Schema::new_with_metadata(fields, batch.schema().metadata().clone());
@@ -247,11 +256,11 @@ impl<'s, 'a> TableWriter<'s, 'a> {
                 let puzzles =
                     Strings::new(batch.column(layout.puzzle).as_ref()).expect("a text column");
                 text.clear();
+                let trimmed = |cell| match is_one_record(cell) {
+                    true => cell,
+                    false => crate::formats::text::trim(cell),
+                };
                 for (i, _) in keep.iter().enumerate().filter(|(_, &k)| k) {
-                    let trimmed = |cell| match is_one_record(cell) {
-                        true => cell,
-                        false => crate::formats::text::trim(cell),
-                    };
                     match puzzles.get(i).map(trimmed) {
                         Some(cell) if is_one_record(cell) => {
                             text.extend_from_slice(cell);

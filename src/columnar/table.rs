@@ -294,7 +294,7 @@ impl Layout {
         for (row, outcome) in outcomes.iter().enumerate() {
             value.clear();
             if let (Some(old), true) = (cells.get(row), outcome.write_value(&mut value)) {
-                let old = old.trim_ascii();
+                let old = crate::formats::text::trim(old);
                 replaced += u64::from(!old.is_empty() && old != value.as_slice());
             }
         }
@@ -412,7 +412,7 @@ pub fn puzzle_column_by_values(batch: &RecordBatch) -> Option<usize> {
         for (i, cells) in &columns {
             let Some(grid) = cells
                 .get(row)
-                .and_then(|v| Grid::parse(v.trim_ascii()).ok())
+                .and_then(|v| Grid::parse(crate::formats::text::trim(v)).ok())
             else {
                 continue;
             };

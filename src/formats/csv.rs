@@ -508,7 +508,7 @@ impl CsvReader<'_> {
             // A blank line (spaces at most) is not a record; a quoted empty field (`""`, as
             // pandas quotes a missing value) or a lone quote is one.
             if rec.len() == 1
-                && rec.get(0).unwrap_or_default().trim_ascii().is_empty()
+                && text::trim_space(rec.get(0).unwrap_or_default()).is_empty()
                 && !segment.bytes[start..self.pos].contains(&b'"')
             {
                 return Some(None);
@@ -539,7 +539,7 @@ impl RecordReader for CsvReader<'_> {
         } else {
             match rec.get(layout.puzzle) {
                 None => Err(Invalid::MissingColumn(layout.puzzle + 1)),
-                Some(field) => Grid::parse(field.trim_ascii()).map_err(Invalid::from),
+                Some(field) => Grid::parse(text::trim_space(field)).map_err(Invalid::from),
             }
         };
         let record = Record::new(puzzle);
@@ -547,7 +547,7 @@ impl RecordReader for CsvReader<'_> {
             return Some(record);
         }
         Some(match layout.solution.and_then(|s| rec.get(s)) {
-            Some(s) => record.with_solution(Some(s.trim_ascii())),
+            Some(s) => record.with_solution(Some(text::trim_space(s))),
             None => Record::new(Err(Invalid::MissingSolutionColumn)),
         })
     }
@@ -596,7 +596,7 @@ impl Renderer<CsvReader<'_>> for CsvRenderer<'_> {
         let fill = layout.fills && outcome.write_value(&mut self.value);
         for i in 0..layout.width.max(rec.len()) {
             if fill && Some(i) == layout.solution {
-                let old = rec.get(i).unwrap_or_default().trim_ascii();
+                let old = text::trim_space(rec.get(i).unwrap_or_default());
                 self.replaced += u64::from(!old.is_empty() && old != self.value.as_slice());
                 self.writer.field(out, &self.value);
             } else {
@@ -642,7 +642,10 @@ impl Layout {
             Err(e) => return Err(FormatError::UnreadableHeader(e.to_string())),
         }
         // A puzzle is never a column name: the input has no header (its first puzzle would be lost).
-        if record.iter().any(|f| Grid::parse(f.trim_ascii()).is_ok()) {
+        if record
+            .iter()
+            .any(|f| Grid::parse(text::trim_space(f)).is_ok())
+        {
             return Err(FormatError::NoHeader);
         }
         let names: Vec<String> = record
@@ -767,7 +770,7 @@ pub fn first_puzzle_column(rows: &[u8], width: usize, delimiter: u8) -> Option<u
             continue;
         }
         for (i, field) in record.iter().enumerate() {
-            if let Ok(grid) = Grid::parse(field.trim_ascii()) {
+            if let Ok(grid) = Grid::parse(text::trim_space(field)) {
                 if grid.givens() < crate::grid::CELLS {
                     return Some(i);
                 }

@@ -27,7 +27,21 @@ pub fn trim_start(mut line: &[u8]) -> &[u8] {
 /// A record's text without its surrounding whitespace and leading byte-order marks, as a line
 /// of a file is read (a column read from a file saved with a mark has it on its first value).
 pub fn trim(text: &[u8]) -> &[u8] {
-    trim_start(text).trim_ascii_end()
+    trim_space(trim_start(text))
+}
+
+/// `text` without the whitespace ([`is_space`]) around it: a CSV field's value, where a
+/// byte-order mark is data.
+pub fn trim_space(text: &[u8]) -> &[u8] {
+    let start = text
+        .iter()
+        .position(|&b| !is_space(b))
+        .unwrap_or(text.len());
+    let end = text
+        .iter()
+        .rposition(|&b| !is_space(b))
+        .map_or(start, |i| i + 1);
+    &text[start..end]
 }
 
 /// True for a line that is not a record: blank (only whitespace and byte-order marks) or a `#`

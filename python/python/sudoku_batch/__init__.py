@@ -618,7 +618,8 @@ def solve_file(
     ``shard=(k, n)`` answers only part ``k`` of ``n`` (1-based), as the CLI's ``--shard k/n``
     does.
 
-    Returns the run summary as a ``dict``: ``records``, ``solved`` (for dedupe, ``kept``), ``unsolvable``,
+    Returns the run summary as a ``dict``: ``records``, ``solved`` (for dedupe, ``kept``),
+    ``unsolvable``,
     ``invalid``, ``wrong``, ``unique``, ``multiple``, ``duplicates``, ``against_unread`` (dedupe
     with ``against``: malformed records of that file, else ``None``), ``against_first`` (the
     first of them as ``"file:line: problem"``, else ``None``), ``against_note`` (as ``note``,
@@ -657,8 +658,9 @@ def solve_file(
     if takes is not None:
         for name, on in given.items():
             if on and name not in takes:
-                users = sorted(t for t, names in _FILE_OPTIONS.items() if name in names)
-                raise ValueError(f"{name}= does not apply to task={task!r} (it is for task {' or '.join(map(repr, users))})")
+                users = [t for t, names in _FILE_OPTIONS.items() if name in names]
+                which = "every task but 'dedupe'" if name == "shard" else "task " + " or ".join(map(repr, users))
+                raise ValueError(f"{name}= does not apply to task={task!r} (it is for {which})")
     if against_column is not None and against is None:
         raise ValueError("against_column= names a column of against=, which is not given")
     if shard is not None:

@@ -83,7 +83,8 @@ def run_arrow(puzzles: Any, solutions: Optional[Any], options: Options) -> List[
     """Any task but dedupe over an Arrow column of strings (an object with `__arrow_c_array__`
     or `__arrow_c_stream__`), and for check an Arrow column of solutions of the same length,
     read in place with the GIL released. Returns the answer column (with `with_columns`, each
-    result column instead; with `text_columns` too, each as the CLI's CSV text, such as `2+`) and, with `with_status`, the statuses: each an object with
+    result column instead; with `text_columns` too, each as the CLI's CSV text, such as `2+`)
+    and, with `with_status`, the statuses: each an object with
     `__arrow_c_array__` if the puzzles were one array, else one with `__arrow_c_stream__` (a
     chunk per puzzle chunk). TypeError for a column that is not text; ValueError for lengths
     that differ."""

@@ -152,13 +152,13 @@ def answer_column(
 
     Names follow the CLI's rule (:func:`result_names`): solve fills the input's solution column
     (``solution_column``, or one named ``solution``/``answer``/... of strings, bytes or nulls
-    alone) in place, a row without an answer keeping its value; other result columns, and the status, are added under names the
-    input does not have (``rating_2``, ``status_2``). ``output`` names the first result column
+    alone) in place, a row without an answer keeping its value; other result columns, and the
+    status, are added under names the input does not have (``rating_2``, ``status_2``). ``output`` names the first result column
     and ``names`` all of them, ``status`` the status column; a given name that the input has is
     replaced (solve: filled). Every other column is kept as it is. ``as_text=True`` makes each
-    result column a string column of the CLI's CSV text (``2+`` for a count at the limit, ``30.00``
-    for a rating), as the job writes CSV. Runs inside ``mapInArrow``,
-    each batch read in place by the engine, so rows stay in their partitions and in order.
+    result column a string column of the CLI's CSV text (``2+`` for a count at the limit,
+    ``30.00`` for a rating), as the job writes CSV. Runs inside ``mapInArrow``, each batch read in
+    place by the engine, so rows stay in their partitions and in order.
     """
     from pyspark.sql.types import StringType, StructField, StructType
 
