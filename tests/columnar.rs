@@ -799,6 +799,92 @@ fn solve_says_how_many_values_it_replaced_and_can_keep_the_column() {
     assert_eq!(solutions[5], None, "the null puzzle has no answer");
 }
 
+/// A zoned time in seconds in a Parquet file written by pyarrow (milliseconds in Parquet, its
+/// Arrow type `timestamp[s, tz=Z]` stored beside it) keeps its zone, at the top level and in
+/// lists and structs: read as `timestamp[ms, tz=Z]`, as pyarrow reads it, not as UTC.
+#[test]
+fn a_parquet_zoned_time_in_seconds_keeps_its_zone() {
+    use arrow_array::{ListArray, StructArray, TimestampMillisecondArray};
+    use arrow_schema::{Fields, TimeUnit};
+    use parquet::arrow::arrow_writer::ArrowWriterOptions;
+    use parquet::file::metadata::KeyValue;
+    let dir = Dir::new();
+    let zoned = |unit, zone: &str| DataType::Timestamp(unit, Some(zone.into()));
+    // The batch as pyarrow hands it to Parquet, and the schema it stores.
+    let stored_of = |unit| {
+        let inner = Field::new("at", zoned(unit, "Asia/Tokyo"), true);
+        Schema::new(vec![
+            Field::new("puzzle", DataType::Utf8, true),
+            Field::new("made", zoned(unit, "Europe/Paris"), true),
+            Field::new_list(
+                "times",
+                Field::new_list_field(zoned(unit, "UTC"), true),
+                true,
+            ),
+            Field::new_struct("when", Fields::from(vec![inner]), true),
+        ])
+    };
+    let millis = || TimestampMillisecondArray::from(vec![1_704_164_645_000i64, 0, -86_400_000]);
+    let stored = stored_of(TimeUnit::Second);
+    let written = Arc::new(stored_of(TimeUnit::Millisecond));
+    let list = millis().with_timezone("UTC");
+    let list_field = Arc::new(Field::new_list_field(list.data_type().clone(), true));
+    let offsets = arrow_buffer::OffsetBuffer::from_lengths([1, 1, 1]);
+    let DataType::Struct(inner) = written.field(3).data_type().clone() else {
+        unreachable!()
+    };
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(whole_puzzles(3))),
+        Arc::new(millis().with_timezone("Europe/Paris")),
+        Arc::new(ListArray::new(list_field, offsets, Arc::new(list), None)),
+        Arc::new(StructArray::new(
+            inner,
+            vec![Arc::new(millis().with_timezone("Asia/Tokyo"))],
+            None,
+        )),
+    ];
+    let batch = RecordBatch::try_new(Arc::clone(&written), columns).unwrap();
+    let schema_text = parquet::arrow::encode_arrow_schema(&stored);
+    let properties = WriterProperties::builder()
+        .set_key_value_metadata(Some(vec![KeyValue::new(
+            "ARROW:schema".into(),
+            schema_text,
+        )]))
+        .build();
+    let options = ArrowWriterOptions::new()
+        .with_properties(properties)
+        .with_skip_arrow_metadata(true);
+    let input = dir.path("pyarrow.parquet");
+    let mut writer =
+        ArrowWriter::try_new_with_options(File::create(&input).unwrap(), written, options).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    for out in ["zoned.parquet", "zoned.arrow"] {
+        let output = dir.path(out);
+        bin()
+            .args(["solve", "-q"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .assert()
+            .code(0);
+        let schema = match out.ends_with(".arrow") {
+            true => arrow_ipc::reader::FileReader::try_new(File::open(&output).unwrap(), None)
+                .unwrap()
+                .schema(),
+            false => Arc::clone(read_parquet(&output).0.schema_ref()),
+        };
+        for i in 1..4 {
+            assert_eq!(schema.field(i), batch.schema().field(i), "{out}");
+        }
+    }
+    // The same instants.
+    let (answered, _) = read_parquet(&dir.path("zoned.parquet"));
+    for i in 1..4 {
+        assert_eq!(answered.column(i), batch.column(i));
+    }
+}
+
 /// Times in seconds and `date64`, which Parquet cannot name, are written to Parquet as pyarrow
 /// writes them (milliseconds, `date32`), with Parquet's logical types, so that every reader
 /// reads times and dates, not bare integers; the instants and days are the same. An Arrow

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
+use arrow_schema::{DataType, FieldRef, Schema, SchemaRef};
 use bytes::Bytes;
 use crossbeam_channel::{bounded, Receiver};
 use parquet::arrow::arrow_reader::{
@@ -202,7 +202,96 @@ impl<T: Reopen> ParquetSource<T> {
     fn open(data: T) -> Result<ParquetSource<T>, String> {
         let metadata = ArrowReaderMetadata::load(&data, ArrowReaderOptions::new())
             .map_err(|e| e.to_string())?;
+        let metadata = with_stored_zones(metadata);
         Ok(ParquetSource { data, metadata })
+    }
+}
+
+/// `metadata` reading each timestamp with the time zone of the Arrow schema stored in the file.
+/// pyarrow writes a `timestamp[s, tz=Z]` column in milliseconds (Parquet has no seconds) and
+/// stores its Arrow type beside it; arrow-rs takes a stored type's zone only when its unit is
+/// the one read, and reads such a column as `timestamp[ms, tz=UTC]`: the same instants, with
+/// the zone lost in the output. pyarrow reads it as `timestamp[ms, tz=Z]`, as this does.
+fn with_stored_zones(metadata: ArrowReaderMetadata) -> ArrowReaderMetadata {
+    let Some(stored) = stored_schema(metadata.metadata().file_metadata()) else {
+        return metadata;
+    };
+    let read = metadata.schema();
+    if read.fields().len() != stored.fields().len() {
+        return metadata;
+    }
+    let mut changed = false;
+    let fields: Vec<FieldRef> = read
+        .fields()
+        .iter()
+        .zip(stored.fields())
+        .map(|(read, stored)| match zoned_field(read, stored) {
+            Some(field) => {
+                changed = true;
+                field
+            }
+            None => Arc::clone(read),
+        })
+        .collect();
+    if !changed {
+        return metadata;
+    }
+    let schema = Arc::new(Schema::new_with_metadata(fields, read.metadata().clone()));
+    let options = ArrowReaderOptions::new().with_schema(schema);
+    // A hint arrow-rs refuses leaves the schema it read.
+    ArrowReaderMetadata::try_new(Arc::clone(metadata.metadata()), options).unwrap_or(metadata)
+}
+
+/// The Arrow schema a Parquet file stores under `ARROW:schema` (base64 of an IPC message).
+fn stored_schema(file: &parquet::file::metadata::FileMetaData) -> Option<Schema> {
+    use base64::Engine;
+    let pairs = file.key_value_metadata()?;
+    let text = pairs
+        .iter()
+        .find(|kv| kv.key == "ARROW:schema")?
+        .value
+        .as_ref()?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .ok()?;
+    arrow_ipc::convert::try_schema_from_ipc_buffer(&bytes).ok()
+}
+
+/// `read` with the time zones of `stored` where a timestamp's differ, in lists and structs too.
+fn zoned_field(read: &FieldRef, stored: &FieldRef) -> Option<FieldRef> {
+    let to = zoned(read.data_type(), stored.data_type())?;
+    Some(Arc::new(read.as_ref().clone().with_data_type(to)))
+}
+
+fn zoned(read: &DataType, stored: &DataType) -> Option<DataType> {
+    match (read, stored) {
+        (DataType::Timestamp(unit, Some(zone)), DataType::Timestamp(_, Some(stored)))
+            if zone != stored =>
+        {
+            Some(DataType::Timestamp(*unit, Some(Arc::clone(stored))))
+        }
+        (DataType::List(read), DataType::List(stored)) => {
+            zoned_field(read, stored).map(DataType::List)
+        }
+        (DataType::LargeList(read), DataType::LargeList(stored)) => {
+            zoned_field(read, stored).map(DataType::LargeList)
+        }
+        (DataType::Struct(read), DataType::Struct(stored)) if read.len() == stored.len() => {
+            let mut changed = false;
+            let fields: Vec<FieldRef> = read
+                .iter()
+                .zip(stored)
+                .map(|(read, stored)| match zoned_field(read, stored) {
+                    Some(field) => {
+                        changed = true;
+                        field
+                    }
+                    None => Arc::clone(read),
+                })
+                .collect();
+            changed.then(|| DataType::Struct(fields.into()))
+        }
+        _ => None,
     }
 }
 
