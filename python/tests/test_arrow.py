@@ -214,6 +214,11 @@ def test_a_datasets_column_and_a_batched_map():
     assert answers == sb.solve([puzzles[4], puzzles[0], "bad"]) and statuses[-1].startswith("invalid: ")
     with_null = datasets.Dataset.from_dict({"question": [puzzles[0], None]})["question"]
     assert sb.solve(with_null, with_status=True)[1] == ["solved", "invalid: the puzzle is null"]
+    # A transform's values are what the column holds, not the table's.
+    hidden = datasets.Dataset.from_dict({"question": [p.replace(".", "x") for p in puzzles[:3]]})
+    shown = hidden.with_transform(lambda b: {"question": [q.replace("x", ".") for q in b["question"]]})
+    assert sb.solve(shown["question"]) == sb.solve(puzzles[:3])
+    assert sb.grade(shown["question"]) == sb.grade(puzzles[:3])
 
 
 def test_numbers_from_pandas_read_csv_are_read_exactly(tmp_path):

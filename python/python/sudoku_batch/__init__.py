@@ -137,12 +137,17 @@ def _arrow_kind(records: Any, what: str) -> Optional[str]:
 
 def _dataset_column(records: Any) -> Any:
     """A ``datasets.Dataset`` column (``ds["question"]``, a sequence of str) as the pyarrow
-    ChunkedArray behind it, in the dataset's row order; None for anything else."""
+    ChunkedArray behind it, in the dataset's row order; None for anything else, and for a
+    dataset with a transform (``with_transform``), whose values are not the table's: that column
+    is read as the sequence it is."""
     import sys
 
     datasets = sys.modules.get("datasets")
     source, name = getattr(records, "source", None), getattr(records, "column_name", None)
     if datasets is None or not isinstance(source, datasets.Dataset) or not isinstance(name, str):
+        return None
+    form = source.format
+    if form.get("type") == "custom" or form.get("format_kwargs", {}).get("transform") is not None:
         return None
     return source.with_format("arrow")[name]
 
