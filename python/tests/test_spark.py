@@ -158,6 +158,21 @@ def test_the_spark_job_refuses_comments_before_a_csv_header(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("flags", [["--seed", "-1"], ["--task", "count", "--limit", "5000000000"]])
+def test_the_spark_job_refuses_options_out_of_range_before_it_starts(tmp_path, flags):
+    src = tmp_path / "set.txt"
+    src.write_text(puzzles_of("sample.txt")[0] + "\n")
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(src), str(tmp_path / "out"), *flags],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode == 2
+    assert f"{flags[-2]} must be an int from" in job.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_spark_job_refuses_check_on_lines_without_solutions_as_the_cli_does(cli, tmp_path):
     # A file of bare puzzles would give one `invalid` per line; the CLI refuses it up front.
     # With comments and a blank line; with a byte-order mark, a header row and CRLF; with lone
@@ -473,6 +488,12 @@ def test_solve_column_in_a_users_job(spark):
     for task in ("solve", "check"):
         with pytest.raises(ValueError, match="column 'answer' holds bigint, not text"):
             answer_column(numbers, "question", task=task, solution_column="answer")
+    # What the engine cannot take is refused on the driver, before any job runs.
+    for bad in (dict(limit=0), dict(limit=2**32), dict(seed=-1), dict(samples=0), dict(threads=-1)):
+        with pytest.raises(ValueError, match=f"{next(iter(bad))} must be an int from"):
+            answer_column(df, "question", task="count", **bad)
+    with pytest.raises(TypeError, match="column 'id' holds bigint, not text"):
+        answer_column(df, "id")
     # Columns of one name (as a join leaves them) each keep their own data; a name with a dot is
     # a name like any other.
     twins = spark.createDataFrame([(i, -i, p) for i, p in enumerate(puzzles[:50])], ["x", "x", "a.b"])

@@ -84,6 +84,16 @@ def _task_threads(threads: Optional[int]) -> Optional[int]:
         return 1
 
 
+def _checked(limit: Any, samples: Any, seed: Any) -> dict:
+    """The numeric options in the CLI's ranges, else ValueError: said on the driver, before a
+    job starts, not as an exception inside every executor."""
+    return dict(
+        limit=sb._int(limit, "limit", 1, 2**32 - 1),
+        samples=sb._int(samples, "samples", 1, 4096),
+        seed=sb._int(seed, "seed", 0, 2**64 - 1),
+    )
+
+
 def _text_columns(schema: Any, task: str) -> list:
     """The columns of a DataFrame `schema` that the CLI takes as a solution column: text (string
     or binary), or, for solve, which fills it, nulls alone (what an all-None pandas column is)."""
@@ -164,12 +174,19 @@ def answer_column(
 
     if task not in _TASKS:
         raise ValueError(f"task must be one of {sorted(_TASKS)}, not {task!r}")
+    numbers = _checked(limit, samples, seed)
+    if threads is not None:
+        threads = sb._threads(threads)
     if task == "check" and solution_column is None:
         raise ValueError("task='check' needs solution_column")
     for what, name in (("column", column), ("solution_column", solution_column)):
         if name is not None and name not in df.columns:
             raise ValueError(f"{what}: no column named {name!r} in {df.columns}")
-    # As the CLI: a solution column is text (or, for solve, which fills it, nulls alone).
+    # As the CLI: puzzles are text; a solution column too (or, for solve, which fills it, nulls
+    # alone). Said here, not as an exception inside every executor.
+    if column not in _text_columns(df.schema, "solve"):
+        kind = df.schema[column].dataType.simpleString()
+        raise TypeError(f"column {column!r} holds {kind}, not text (puzzles are 81-character strings)")
     text = _text_columns(df.schema, task)
     if solution_column is not None and task in ("solve", "check") and solution_column not in text:
         kind = df.schema[solution_column].dataType.simpleString()
@@ -203,14 +220,7 @@ def answer_column(
             fields.append(field)
             sources.append(None)
     fill = outs[0] if task == "solve" and outs[0] in df.columns else None
-    options = dict(
-        lexmin=bool(lexmin),
-        limit=int(limit),
-        unique=bool(unique),
-        samples=int(samples),
-        seed=int(seed),
-        nested=bool(nested),
-    )
+    options = dict(lexmin=bool(lexmin), unique=bool(unique), nested=bool(nested), **numbers)
     # Columns are passed by position under plain names and named again after: PySpark's
     # mapInArrow looks its input columns up by name, which fails for a name with a dot in it.
     at = {name: i for i, name in reversed(list(enumerate(df.columns)))}
@@ -261,19 +271,15 @@ def answer_lines(
 
     from pyspark.sql import functions as F
 
+    if task not in _TASKS:
+        raise ValueError(f"task must be one of {sorted(_TASKS)}, not {task!r}")
+    numbers = _checked(limit, samples, seed)
+
     def answer_batches(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
         n = _task_threads(None)
-        options = _native.Options(
-            task,
-            threads=n or 0,
-            lexmin=bool(lexmin),
-            limit=int(limit),
-            unique=bool(unique),
-            samples=int(samples),
-            seed=int(seed),
-        )
+        options = _native.Options(task, threads=n or 0, lexmin=bool(lexmin), unique=bool(unique), **numbers)
         for batch in batches:
             # The lines' bytes as they are in the file: a line that is not UTF-8 is a record
             # like any other (`invalid: ...`), as in the CLI, not a failed conversion.
@@ -652,10 +658,10 @@ def main(argv: Optional[list] = None) -> None:
     args = ap.parse_args(argv)
     if args.partitions is not None and args.partitions < 1:
         ap.error("--partitions must be at least 1")
-    if args.limit < 1:
-        ap.error("--limit must be at least 1")
-    if not 1 <= args.samples <= 4096:
-        ap.error("--samples must be from 1 to 4096")
+    try:
+        _checked(args.limit, args.samples, args.seed)
+    except ValueError as e:
+        ap.error("--" + str(e))
     run(args)
 
 
