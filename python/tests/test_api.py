@@ -379,6 +379,9 @@ def test_a_pandas_batch_of_only_missing_values_is_a_batch_of_null_puzzles():
         # What pandas reads an empty column as, and a nullable integer column of nothing.
         pd.Series([float("nan"), float("nan")]),
         pd.Series([pd.NA, pd.NA], dtype="Int64"),
+        # The same Arrow-backed (pyarrow is a test dependency).
+        pd.Series([None, None], dtype="int64[pyarrow]"),
+        pd.Series([None, None], dtype="double[pyarrow]"),
     ]:
         answers, statuses = sb.solve(series, with_status=True)
         assert statuses.tolist() == [null, null], series.dtype

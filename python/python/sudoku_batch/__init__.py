@@ -107,7 +107,10 @@ def _arrow_kind(records: Any, what: str) -> Optional[str]:
                 f"{what}: expected puzzle strings, got a pandas Series of dtype {dtype} (numbers "
                 f"lose a puzzle's leading zeros): {_TEXT_HINT}"
             )
-        if getattr(dtype, "storage", None) == "pyarrow" and hasattr(records.array, "__arrow_array__"):
+        # Arrow-backed text goes to the engine as it is; missing numbers (`int64[pyarrow]`) are
+        # read one by one, as in any other numeric Series.
+        pyarrow_text = not numeric and getattr(dtype, "storage", None) == "pyarrow"
+        if pyarrow_text and hasattr(records.array, "__arrow_array__"):
             return "pandas"
         return None
     if module.startswith("datasets") and _dataset_column(records) is not None:
