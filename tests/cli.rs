@@ -368,6 +368,27 @@ fn output_into_an_unwritable_place_leaves_no_file_and_exits_2() {
         }
         std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
+    // A file that is there, in a directory where no file can be made (Linux's /proc): the message
+    // says that the new file is what cannot be made, not that the file is missing.
+    let proc_file = Path::new("/proc/version");
+    if proc_file.is_file() {
+        let run = bin()
+            .arg("solve")
+            .arg(sample())
+            .arg("-o")
+            .arg(proc_file)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2));
+        let stderr = String::from_utf8(run.stderr).unwrap();
+        // (A user other than root is refused earlier, for want of write permission.)
+        let explained = "/proc/version: cannot create the output file: the new file that \
+                         replaces it cannot be made in /proc: ";
+        assert!(
+            !stderr.contains("No such file") || stderr.contains(explained),
+            "{stderr}"
+        );
+    }
     assert_eq!(
         std::fs::read_dir(&ro)
             .unwrap()

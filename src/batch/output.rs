@@ -105,7 +105,17 @@ impl<'a> Sink<'a> {
                 owner,
             }));
         }
-        let (file, path) = create_temporary(&dir)?;
+        let (file, path) = create_temporary(&dir).map_err(|e| match &meta {
+            // The file is there: what failed is the new file that replaces it.
+            Ok(_) => io::Error::new(
+                e.kind(),
+                format!(
+                    "the new file that replaces it cannot be made in {}: {e}",
+                    dir.display()
+                ),
+            ),
+            Err(_) => e,
+        })?;
         Ok(Sink::File(AtomicFile {
             file,
             dest,
