@@ -801,18 +801,25 @@ fn solve_says_how_many_values_it_replaced_and_can_keep_the_column() {
 
 /// A zoned time in seconds in a Parquet file written by pyarrow (milliseconds in Parquet, its
 /// Arrow type `timestamp[s, tz=Z]` stored beside it) keeps its zone, at the top level and in
-/// lists and structs: read as `timestamp[ms, tz=Z]`, as pyarrow reads it, not as UTC.
+/// lists and structs: read as `timestamp[ms, tz=Z]`, as pyarrow reads it, not as UTC. A zone
+/// arrow-rs cannot use (pyarrow takes any text) is left as read, so a CSV output still works.
 #[test]
 fn a_parquet_zoned_time_in_seconds_keeps_its_zone() {
-    use arrow_array::{ListArray, StructArray, TimestampMillisecondArray};
+    use arrow_array::{FixedSizeListArray, ListArray, StructArray, TimestampMillisecondArray};
     use arrow_schema::{Fields, TimeUnit};
     use parquet::arrow::arrow_writer::ArrowWriterOptions;
     use parquet::file::metadata::KeyValue;
     let dir = Dir::new();
     let zoned = |unit, zone: &str| DataType::Timestamp(unit, Some(zone.into()));
-    // The batch as pyarrow hands it to Parquet, and the schema it stores.
-    let stored_of = |unit| {
+    let millis = |zone: &str| {
+        TimestampMillisecondArray::from(vec![1_704_164_645_000i64, 0, -86_400_000])
+            .with_timezone(zone)
+    };
+    // The schema pyarrow stores (`unit` seconds) and the one it writes (milliseconds, the zone
+    // that arrow-rs cannot use already UTC, as arrow-rs reads it).
+    let schema_of = |unit, odd: &str| {
         let inner = Field::new("at", zoned(unit, "Asia/Tokyo"), true);
+        let item = Field::new_list_field(zoned(unit, "+05:30"), true);
         Schema::new(vec![
             Field::new("puzzle", DataType::Utf8, true),
             Field::new("made", zoned(unit, "Europe/Paris"), true),
@@ -822,67 +829,104 @@ fn a_parquet_zoned_time_in_seconds_keeps_its_zone() {
                 true,
             ),
             Field::new_struct("when", Fields::from(vec![inner]), true),
+            Field::new_fixed_size_list("pair", item, 1, true),
+            Field::new("odd", zoned(unit, odd), true),
         ])
     };
-    let millis = || TimestampMillisecondArray::from(vec![1_704_164_645_000i64, 0, -86_400_000]);
-    let stored = stored_of(TimeUnit::Second);
-    let written = Arc::new(stored_of(TimeUnit::Millisecond));
-    let list = millis().with_timezone("UTC");
-    let list_field = Arc::new(Field::new_list_field(list.data_type().clone(), true));
-    let offsets = arrow_buffer::OffsetBuffer::from_lengths([1, 1, 1]);
+    let stored = schema_of(TimeUnit::Second, "Z");
+    let written = Arc::new(schema_of(TimeUnit::Millisecond, "UTC"));
+    let field_of = |i: usize| match written.field(i).data_type() {
+        DataType::List(f) | DataType::FixedSizeList(f, _) => Arc::clone(f),
+        _ => unreachable!(),
+    };
     let DataType::Struct(inner) = written.field(3).data_type().clone() else {
         unreachable!()
     };
+    let offsets = arrow_buffer::OffsetBuffer::from_lengths([1, 1, 1]);
     let columns: Vec<ArrayRef> = vec![
         Arc::new(StringArray::from(whole_puzzles(3))),
-        Arc::new(millis().with_timezone("Europe/Paris")),
-        Arc::new(ListArray::new(list_field, offsets, Arc::new(list), None)),
-        Arc::new(StructArray::new(
-            inner,
-            vec![Arc::new(millis().with_timezone("Asia/Tokyo"))],
+        Arc::new(millis("Europe/Paris")),
+        Arc::new(ListArray::new(
+            field_of(2),
+            offsets,
+            Arc::new(millis("UTC")),
             None,
         )),
+        Arc::new(StructArray::new(
+            inner,
+            vec![Arc::new(millis("Asia/Tokyo"))],
+            None,
+        )),
+        Arc::new(FixedSizeListArray::new(
+            field_of(4),
+            1,
+            Arc::new(millis("+05:30")),
+            None,
+        )),
+        Arc::new(millis("UTC")),
     ];
     let batch = RecordBatch::try_new(Arc::clone(&written), columns).unwrap();
-    let schema_text = parquet::arrow::encode_arrow_schema(&stored);
-    let properties = WriterProperties::builder()
-        .set_key_value_metadata(Some(vec![KeyValue::new(
-            "ARROW:schema".into(),
-            schema_text,
-        )]))
-        .build();
-    let options = ArrowWriterOptions::new()
-        .with_properties(properties)
-        .with_skip_arrow_metadata(true);
+    // As pyarrow writes it: the batch, and the stored schema in `ARROW:schema`.
+    let write = |path: &Path, batch: &RecordBatch, stored: &Schema| {
+        let schema_text = parquet::arrow::encode_arrow_schema(stored);
+        let properties = WriterProperties::builder()
+            .set_key_value_metadata(Some(vec![KeyValue::new(
+                "ARROW:schema".into(),
+                schema_text,
+            )]))
+            .build();
+        let options = ArrowWriterOptions::new()
+            .with_properties(properties)
+            .with_skip_arrow_metadata(true);
+        let file = File::create(path).unwrap();
+        let mut writer = ArrowWriter::try_new_with_options(file, batch.schema(), options).unwrap();
+        writer.write(batch).unwrap();
+        writer.close().unwrap();
+    };
     let input = dir.path("pyarrow.parquet");
-    let mut writer =
-        ArrowWriter::try_new_with_options(File::create(&input).unwrap(), written, options).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
-    for out in ["zoned.parquet", "zoned.arrow"] {
+    write(&input, &batch, &stored);
+    // CSV holds no lists or structs: the top-level columns alone.
+    let flat = dir.path("flat.parquet");
+    let top = [0, 1, 5];
+    write(
+        &flat,
+        &batch.project(&top).unwrap(),
+        &stored.project(&top).unwrap(),
+    );
+    for (from, out) in [
+        (&input, "zoned.parquet"),
+        (&input, "zoned.arrow"),
+        (&flat, "zoned.csv"),
+    ] {
         let output = dir.path(out);
         bin()
             .args(["solve", "-q"])
-            .arg(&input)
+            .arg(from)
             .arg("-o")
             .arg(&output)
             .assert()
             .code(0);
-        let schema = match out.ends_with(".arrow") {
-            true => arrow_ipc::reader::FileReader::try_new(File::open(&output).unwrap(), None)
-                .unwrap()
-                .schema(),
-            false => Arc::clone(read_parquet(&output).0.schema_ref()),
+        let schema = match out.rsplit('.').next() {
+            Some("arrow") => {
+                arrow_ipc::reader::FileReader::try_new(File::open(&output).unwrap(), None)
+                    .unwrap()
+                    .schema()
+            }
+            Some("parquet") => Arc::clone(read_parquet(&output).0.schema_ref()),
+            _ => continue,
         };
-        for i in 1..4 {
+        for i in 1..6 {
             assert_eq!(schema.field(i), batch.schema().field(i), "{out}");
         }
     }
-    // The same instants.
+    // The same instants, each written in its zone in CSV.
     let (answered, _) = read_parquet(&dir.path("zoned.parquet"));
-    for i in 1..4 {
+    for i in 1..6 {
         assert_eq!(answered.column(i), batch.column(i));
     }
+    let csv = std::fs::read_to_string(dir.path("zoned.csv")).unwrap();
+    let row = csv.lines().nth(1).unwrap();
+    assert!(row.contains(",2024-01-02T04:04:05+01:00,"), "{row}");
 }
 
 /// Times in seconds and `date64`, which Parquet cannot name, are written to Parquet as pyarrow

@@ -705,6 +705,24 @@ fn text_that_holds_no_puzzle_is_refused_not_answered_line_by_line() {
         "{}",
         text(&out.stderr)
     );
+    // A table's header row longer than the sample: the message says that CSV cannot read it
+    // either (its hint led to another refusal).
+    let header: Vec<String> = (0..12_000).map(|i| format!("col{i}")).collect();
+    let wide = format!("{},puzzle\n", header.join(","));
+    for format in [None, Some("csv")] {
+        let mut run = bin();
+        run.arg("solve");
+        if let Some(format) = format {
+            run.args(["--format", format]);
+        }
+        let out = run.arg("-").write_stdin(wide.clone()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let want = match format {
+            None => "a CSV header row longer than 64 KiB is not read",
+            Some(_) => "the CSV header row is longer than 64 KiB",
+        };
+        assert!(text(&out.stderr).contains(want), "{}", text(&out.stderr));
+    }
 }
 
 #[test]

@@ -1415,14 +1415,32 @@ fn line_header(prefix: &[u8], complete: bool) -> Option<(u64, usize)> {
     sudoku_batch::line_header(prefix, complete)
 }
 
-/// The format the engine detects from the start of an input: `"line"`, `"grid"` or `"csv"`.
+/// The format the engine detects from the start of an input: `"line"`, `"grid"` or `"csv"`;
+/// ValueError, with the CLI's message, for an input the CLI refuses before reading it (binary,
+/// no puzzle in any format, a table's rows without their header row).
 #[pyfunction]
 #[pyo3(signature = (prefix, column=None))]
-fn detect_format(prefix: &[u8], column: Option<&str>) -> &'static str {
-    match sudoku_batch::detect(prefix, column).choice {
+fn detect_format(prefix: &[u8], column: Option<&str>) -> PyResult<&'static str> {
+    use sudoku_batch::FormatError;
+    let refused = |e: FormatError| Err(PyValueError::new_err(e.to_string()));
+    if let Some(what) = sudoku_batch::binary(prefix) {
+        return refused(FormatError::Binary(what));
+    }
+    let detected = sudoku_batch::detect(prefix, column);
+    if let Some((field, fields, separator)) = detected.headerless {
+        return refused(FormatError::Headerless {
+            field,
+            fields,
+            separator,
+        });
+    }
+    if detected.unreadable {
+        return refused(FormatError::NoPuzzles(detected.note.unwrap_or_default()));
+    }
+    Ok(match detected.choice {
         FormatChoice::Auto => "line",
         choice => choice.name(),
-    }
+    })
 }
 
 /// The index of the puzzle column of a table that names none, found by the values of its first

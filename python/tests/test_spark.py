@@ -173,6 +173,38 @@ def test_the_spark_job_refuses_options_out_of_range_before_it_starts(tmp_path, f
     assert not (tmp_path / "out").exists()
 
 
+def test_the_spark_job_refuses_what_the_cli_refuses_before_reading(cli, tmp_path):
+    puzzle = puzzles_of("sample.txt")[0]
+    cases = {
+        # A table's rows without their header row: never answered `invalid` row by row.
+        "rows.csv": ("".join(f"{i},{p}\n" for i, p in enumerate(puzzles_of("sample.txt"))), [], "no header row names the columns"),
+        # Told it is CSV, a first row holding a puzzle is no header (Spark would drop it as one).
+        "first.csv": (f"1,{puzzle}\n2,{puzzle}\n", ["--format", "csv"], "the CSV input has no header row"),
+    }
+    for name, (text, flags, message) in cases.items():
+        src = tmp_path / name
+        src.write_text(text)
+        job = subprocess.run(
+            [sys.executable, "-m", "sudoku_batch.spark", str(src), str(tmp_path / "out"), "--master", MASTER, *flags],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+        assert job.returncode != 0 and message in job.stderr, job.stderr
+        assert not (tmp_path / "out").exists()
+        cli_run = subprocess.run([cli, "solve", str(src), *flags], capture_output=True, text=True)
+        assert cli_run.returncode == 2 and message in cli_run.stderr, cli_run.stderr
+    # An output that exists is refused before Spark starts.
+    (tmp_path / "out").mkdir()
+    job = subprocess.run(
+        [sys.executable, "-m", "sudoku_batch.spark", str(tmp_path / "first.csv"), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert job.returncode != 0 and "out exists; the output is a new directory" in job.stderr, job.stderr
+
+
 def test_the_spark_job_refuses_check_on_lines_without_solutions_as_the_cli_does(cli, tmp_path):
     # A file of bare puzzles would give one `invalid` per line; the CLI refuses it up front.
     # With comments and a blank line; with a byte-order mark, a header row and CRLF; with lone
@@ -492,8 +524,23 @@ def test_solve_column_in_a_users_job(spark):
     for bad in (dict(limit=0), dict(limit=2**32), dict(seed=-1), dict(samples=0), dict(threads=-1)):
         with pytest.raises(ValueError, match=f"{next(iter(bad))} must be an int from"):
             answer_column(df, "question", task="count", **bad)
-    with pytest.raises(TypeError, match="column 'id' holds bigint, not text"):
+    with pytest.raises(ValueError, match="column 'id' holds bigint, not text"):
         answer_column(df, "id")
+    with pytest.raises(ValueError, match="names the puzzle column"):
+        answer_column(df, "question", solution_column="question")
+    with pytest.raises(ValueError, match="names of their own"):
+        answer_column(df, "question", task="rate", names=["x", "x"])
+    with pytest.raises(ValueError, match="names of their own"):
+        answer_column(df, "question", task="canon", output="z", status="z")
+    # A table that names no puzzle column: found by its values, whatever the names hold.
+    from sudoku_batch.spark import _puzzle_column_by_values
+
+    dotted = spark.createDataFrame([(1, puzzles[0])], "`my.id` long, `the.puzzle` string")
+    assert _puzzle_column_by_values(dotted) == "the.puzzle"
+    # By the column that is read: the first of a name two columns share.
+    twice = spark.createDataFrame([(1, puzzles[0])], "q long, q string")
+    with pytest.raises(ValueError, match="column 'q' holds bigint, not text"):
+        answer_column(twice, "q")
     # Columns of one name (as a join leaves them) each keep their own data; a name with a dot is
     # a name like any other.
     twins = spark.createDataFrame([(i, -i, p) for i, p in enumerate(puzzles[:50])], ["x", "x", "a.b"])

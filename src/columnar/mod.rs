@@ -217,25 +217,10 @@ fn with_stored_zones(metadata: ArrowReaderMetadata) -> ArrowReaderMetadata {
         return metadata;
     };
     let read = metadata.schema();
-    if read.fields().len() != stored.fields().len() {
+    let whole = |schema: &Schema| DataType::Struct(schema.fields().clone());
+    let Some(DataType::Struct(fields)) = zoned(&whole(read), &whole(&stored)) else {
         return metadata;
-    }
-    let mut changed = false;
-    let fields: Vec<FieldRef> = read
-        .fields()
-        .iter()
-        .zip(stored.fields())
-        .map(|(read, stored)| match zoned_field(read, stored) {
-            Some(field) => {
-                changed = true;
-                field
-            }
-            None => Arc::clone(read),
-        })
-        .collect();
-    if !changed {
-        return metadata;
-    }
+    };
     let schema = Arc::new(Schema::new_with_metadata(fields, read.metadata().clone()));
     let options = ArrowReaderOptions::new().with_schema(schema);
     // A hint arrow-rs refuses leaves the schema it read.
@@ -257,26 +242,30 @@ fn stored_schema(file: &parquet::file::metadata::FileMetaData) -> Option<Schema>
     arrow_ipc::convert::try_schema_from_ipc_buffer(&bytes).ok()
 }
 
-/// `read` with the time zones of `stored` where a timestamp's differ, in lists and structs too.
+/// `read` with the time zones of `stored` where a timestamp's differ, in lists, maps and structs
+/// too; None where nothing changes.
 fn zoned_field(read: &FieldRef, stored: &FieldRef) -> Option<FieldRef> {
     let to = zoned(read.data_type(), stored.data_type())?;
     Some(Arc::new(read.as_ref().clone().with_data_type(to)))
 }
 
 fn zoned(read: &DataType, stored: &DataType) -> Option<DataType> {
+    use DataType::*;
     match (read, stored) {
-        (DataType::Timestamp(unit, Some(zone)), DataType::Timestamp(_, Some(stored)))
-            if zone != stored =>
+        // Only a zone that arrow-rs can use: one it cannot parse (pyarrow takes any text, such
+        // as `Z`) would fail a CSV output, which writes each time in its zone.
+        (Timestamp(unit, Some(zone)), Timestamp(_, Some(stored)))
+            if zone != stored && stored.parse::<arrow_array::timezone::Tz>().is_ok() =>
         {
-            Some(DataType::Timestamp(*unit, Some(Arc::clone(stored))))
+            Some(Timestamp(*unit, Some(Arc::clone(stored))))
         }
-        (DataType::List(read), DataType::List(stored)) => {
-            zoned_field(read, stored).map(DataType::List)
+        (List(read), List(stored)) => zoned_field(read, stored).map(List),
+        (LargeList(read), LargeList(stored)) => zoned_field(read, stored).map(LargeList),
+        (FixedSizeList(read, n), FixedSizeList(stored, _)) => {
+            zoned_field(read, stored).map(|f| FixedSizeList(f, *n))
         }
-        (DataType::LargeList(read), DataType::LargeList(stored)) => {
-            zoned_field(read, stored).map(DataType::LargeList)
-        }
-        (DataType::Struct(read), DataType::Struct(stored)) if read.len() == stored.len() => {
+        (Map(read, sorted), Map(stored, _)) => zoned_field(read, stored).map(|f| Map(f, *sorted)),
+        (Struct(read), Struct(stored)) if read.len() == stored.len() => {
             let mut changed = false;
             let fields: Vec<FieldRef> = read
                 .iter()
@@ -289,7 +278,7 @@ fn zoned(read: &DataType, stored: &DataType) -> Option<DataType> {
                     None => Arc::clone(read),
                 })
                 .collect();
-            changed.then(|| DataType::Struct(fields.into()))
+            changed.then(|| Struct(fields.into()))
         }
         _ => None,
     }

@@ -631,6 +631,15 @@ pub fn detect(prefix: &[u8], column: Option<&str>) -> Detected {
         return Detected {
             choice: FormatChoice::Line,
             note: Some(match total {
+                // A table's header row that long cannot be read as CSV either: said, so that
+                // the hint does not lead to another refusal.
+                0 if complete == 0 && body.iter().any(|b| matches!(b, b',' | b';' | b'\t')) => {
+                    format!(
+                        "the first 64 KiB hold no line end (they start {first:?}); a CSV \
+                         header row longer than 64 KiB is not read (name a format with \
+                         --format to read the lines anyway)"
+                    )
+                }
                 0 if complete == 0 => format!(
                     "the first 64 KiB hold no line end (they start {first:?}); name a format \
                      with --format to read it anyway"

@@ -94,13 +94,18 @@ def _checked(limit: Any, samples: Any, seed: Any) -> dict:
     )
 
 
-def _text_columns(schema: Any, task: str) -> list:
-    """The columns of a DataFrame `schema` that the CLI takes as a solution column: text (string
-    or binary), or, for solve, which fills it, nulls alone (what an all-None pandas column is)."""
+def _is_text(data_type: Any, task: str) -> bool:
+    """Whether the CLI takes a column of this Spark type as a solution column: text (string or
+    binary), or, for solve, which fills it, nulls alone (what an all-None pandas column is)."""
     from pyspark.sql.types import BinaryType, NullType, StringType
 
     kinds: tuple = (StringType, BinaryType, NullType) if task == "solve" else (StringType, BinaryType)
-    return [f.name for f in schema.fields if isinstance(f.dataType, kinds)]
+    return isinstance(data_type, kinds)
+
+
+def _text_columns(schema: Any, task: str) -> list:
+    """The columns of a DataFrame `schema` that the CLI takes as a solution column (`_is_text`)."""
+    return [f.name for f in schema.fields if _is_text(f.dataType, task)]
 
 
 def _solution_column(columns: Any, puzzle_column: str) -> Optional[str]:
@@ -179,18 +184,21 @@ def answer_column(
         threads = sb._threads(threads)
     if task == "check" and solution_column is None:
         raise ValueError("task='check' needs solution_column")
+    if solution_column is not None and solution_column == column:
+        raise ValueError(f"solution_column {solution_column!r} names the puzzle column")
     for what, name in (("column", column), ("solution_column", solution_column)):
         if name is not None and name not in df.columns:
             raise ValueError(f"{what}: no column named {name!r} in {df.columns}")
-    # As the CLI: puzzles are text; a solution column too (or, for solve, which fills it, nulls
-    # alone). Said here, not as an exception inside every executor.
-    if column not in _text_columns(df.schema, "solve"):
-        kind = df.schema[column].dataType.simpleString()
-        raise TypeError(f"column {column!r} holds {kind}, not text (puzzles are 81-character strings)")
+    # A name's first column (after a join, two may share it), as the batches below read it.
+    at = {name: i for i, name in reversed(list(enumerate(df.columns)))}
+    kinds = [f.dataType for f in df.schema.fields]
+    # As the CLI: puzzles are text (or nulls alone); a solution column too (nulls alone for solve
+    # only, which fills it). Said here, not as an exception inside every executor.
+    for what, name, rule in (("column", column, "solve"), ("solution_column", solution_column, task)):
+        if name is not None and rule in ("solve", "check") and not _is_text(kinds[at[name]], rule):
+            kind = kinds[at[name]].simpleString()
+            raise ValueError(f"{what}: column {name!r} holds {kind}, not text (puzzles and solutions are strings)")
     text = _text_columns(df.schema, task)
-    if solution_column is not None and task in ("solve", "check") and solution_column not in text:
-        kind = df.schema[solution_column].dataType.simpleString()
-        raise ValueError(f"solution_column: column {solution_column!r} holds {kind}, not text")
     results = list(_native.result_columns(task))
     if output is not None and not results:
         raise ValueError(f"task {task!r} adds no result column (its verdict is the status); output= does not apply")
@@ -204,6 +212,8 @@ def answer_column(
         raise ValueError(f"task {task!r} has {len(results)} result columns, {len(outs)} names given")
     if status is None:
         status = _fresh("status", list(df.columns) + outs)
+    if len(set(outs + [status])) != len(outs) + 1:
+        raise ValueError(f"the result columns and the status need names of their own, not {outs + [status]}")
     # Each output field with the position of the input column it copies (None: a result),
     # by position, so that columns of the same name (after a join) each keep their own data.
     fields = list(df.schema.fields)
@@ -223,7 +233,6 @@ def answer_column(
     options = dict(lexmin=bool(lexmin), unique=bool(unique), nested=bool(nested), **numbers)
     # Columns are passed by position under plain names and named again after: PySpark's
     # mapInArrow looks its input columns up by name, which fails for a name with a dot in it.
-    at = {name: i for i, name in reversed(list(enumerate(df.columns)))}
     column_at, solution_at = at[column], at.get(solution_column)
     fill_at = None if fill is None else at[fill]
     plain = df.toDF(*[f"c{i}" for i in range(len(df.columns))])
@@ -447,6 +456,17 @@ def _refuse_check_without_solutions(path: str, head: bytes, header: Optional[tup
         )
 
 
+def _holds_a_puzzle(head: bytes, sep: str) -> bool:
+    """Whether the first row of a CSV's head has a field that reads as a puzzle."""
+    import csv
+    import io
+
+    first = head.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", "replace")
+    fields = next(csv.reader(io.StringIO(first), delimiter=sep), [])
+    answers = _native.answer_lines("\n".join(f.strip() for f in fields).encode() + b"\n", _native.Options("solve"))
+    return any(a and not a.startswith(b"invalid") for a in answers.split(b"\n"))
+
+
 def _puzzle_column_by_values(df: Any) -> Optional[str]:
     """The puzzle column of a table that names none, as the CLI finds it: the values of the
     first 64 rows decide (the first text column holding a puzzle with a blank, else a full
@@ -457,7 +477,9 @@ def _puzzle_column_by_values(df: Any) -> Optional[str]:
     fields = [(i, f) for i, f in enumerate(df.schema.fields) if isinstance(f.dataType, (StringType, BinaryType))]
     if not fields:
         return None
-    rows = df.select([df.columns[i] for i, _ in fields]).limit(64).collect()
+    # By position (a name with a dot in it would be read as a struct's field).
+    plain = df.toDF(*[f"c{i}" for i in range(len(df.columns))])
+    rows = plain.select([f"c{i}" for i, _ in fields]).limit(64).collect()
     arrays = [
         pa.array([r[k] for r in rows], type=pa.string() if isinstance(f.dataType, StringType) else pa.binary())
         for k, (_, f) in enumerate(fields)
@@ -497,6 +519,10 @@ def _write_header(spark: Any, outdir: str, names: list, sep: str) -> None:
 def run(args: argparse.Namespace) -> None:
     from pyspark.sql import SparkSession
 
+    local_output = _local(args.output)
+    if local_output is not None and os.path.exists(local_output):
+        raise SystemExit(f"sudoku_batch.spark: {args.output} exists; the output is a new directory")
+
     if (args.master or "").startswith("local"):
         # Local workers run this interpreter, which has the package (a cluster's workers get it
         # from the job's environment: see docs/scale-out.md).
@@ -516,8 +542,13 @@ def run(args: argparse.Namespace) -> None:
         # A directory of text files (`--format line`) has no one start to look at.
         readable = fmt in ("auto", "csv") or fmt == "line" and not directory
         head = _head(spark, args.input) if readable and not _is_parquet(args.input) else b""
-        if fmt == "auto":
-            fmt = "parquet" if _is_parquet(args.input) else _native.detect_format(head, args.column)
+        if fmt == "auto" and _is_parquet(args.input):
+            fmt = "parquet"
+        elif fmt == "auto":
+            try:  # refused as the CLI refuses it: never answered `invalid` row by row
+                fmt = _native.detect_format(head, args.column)
+            except ValueError as e:
+                raise SystemExit(f"sudoku_batch.spark: {args.input}: {e}") from None
         # A line file's header row (`puzzle solution`): its line, and the offset past it.
         header = _native.line_header(head, len(head) < _HEAD_BYTES) if fmt == "line" and not directory else None
         if fmt == "line" and args.task == "check" and not directory:
@@ -540,6 +571,12 @@ def run(args: argparse.Namespace) -> None:
             raise SystemExit(
                 "sudoku_batch.spark: the CSV starts with comment or blank lines; remove them "
                 "(Spark reads the first line as the header)"
+            )
+        if fmt == "csv" and _holds_a_puzzle(first, sep=_native.csv_separator(first)):
+            # As the CLI: Spark would read that row as the header, and lose the puzzle.
+            raise SystemExit(
+                f"sudoku_batch.spark: {args.input}: the CSV input has no header row (a first row "
+                "holding a puzzle is not a header)"
             )
         if fmt == "grid":
             raise SystemExit("sudoku_batch.spark: grid input is not supported; use the CLI with --shard")
