@@ -1422,21 +1422,11 @@ fn line_header(prefix: &[u8], complete: bool) -> Option<(u64, usize)> {
 #[pyo3(signature = (prefix, column=None))]
 fn detect_format(prefix: &[u8], column: Option<&str>) -> PyResult<&'static str> {
     use sudoku_batch::FormatError;
-    let refused = |e: FormatError| Err(PyValueError::new_err(e.to_string()));
-    if let Some(what) = sudoku_batch::binary(prefix) {
-        return refused(FormatError::Binary(what));
-    }
-    let detected = sudoku_batch::detect(prefix, column);
-    if let Some((field, fields, separator)) = detected.headerless {
-        return refused(FormatError::Headerless {
-            field,
-            fields,
-            separator,
-        });
-    }
-    if detected.unreadable {
-        return refused(FormatError::NoPuzzles(detected.note.unwrap_or_default()));
-    }
+    let detected = match sudoku_batch::binary(prefix) {
+        Some(what) => Err(FormatError::Binary(what)),
+        None => sudoku_batch::detect(prefix, column).readable(),
+    };
+    let detected = detected.map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(match detected.choice {
         FormatChoice::Auto => "line",
         choice => choice.name(),

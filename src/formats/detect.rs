@@ -301,17 +301,7 @@ pub(crate) fn open(
     };
     let (choice, note) = match choice {
         FormatChoice::Auto => {
-            let detected = detect(prefix, column);
-            if let Some((field, fields, separator)) = detected.headerless {
-                return Err(FormatError::Headerless {
-                    field,
-                    fields,
-                    separator,
-                });
-            }
-            if detected.unreadable {
-                return Err(FormatError::NoPuzzles(detected.note.unwrap_or_default()));
-            }
+            let detected = detect(prefix, column).readable()?;
             (detected.choice, detected.note)
         }
         chosen => (chosen, None),
@@ -431,6 +421,25 @@ pub struct Detected {
     /// tab), with no header row: a table that lost its header, refused with a hint rather than
     /// answered with a line of `invalid` per line.
     pub headerless: Option<(usize, usize, u8)>,
+}
+
+impl Detected {
+    /// The detection, or the refusal of an input that is not read at all: one that holds no
+    /// puzzle ([`Detected::unreadable`]) or a table's rows without their header row
+    /// ([`Detected::headerless`]).
+    pub fn readable(self) -> Result<Detected, FormatError> {
+        if let Some((field, fields, separator)) = self.headerless {
+            return Err(FormatError::Headerless {
+                field,
+                fields,
+                separator,
+            });
+        }
+        if self.unreadable {
+            return Err(FormatError::NoPuzzles(self.note.unwrap_or_default()));
+        }
+        Ok(self)
+    }
 }
 
 /// The first record of `body` (which starts at a record: no byte-order mark, no blank or `#`
