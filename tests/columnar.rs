@@ -929,6 +929,78 @@ fn a_parquet_zoned_time_in_seconds_keeps_its_zone() {
     assert!(row.contains(",2024-01-02T04:04:05+01:00,"), "{row}");
 }
 
+/// A zoned time whose zone arrow cannot use (pyarrow takes any text as a zone: `Z`, `utc`) goes
+/// to CSV in UTC, the same instant (a zoned time counts from 1970 in UTC), instead of failing
+/// the writer at the first row; a zone it can use is written as before, and so is a table with
+/// no rows and a filtering task's kept rows.
+#[test]
+fn a_csv_output_writes_a_time_whose_zone_arrow_cannot_use_in_utc() {
+    use arrow_array::{TimestampMicrosecondArray, TimestampSecondArray};
+    let dir = Dir::new();
+    let at = 1_704_164_645i64; // 2024-01-02T03:04:05Z
+    let zoned = |zone: &str| -> ArrayRef {
+        Arc::new(TimestampSecondArray::from(vec![Some(at), None]).with_timezone(zone))
+    };
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("puzzle", Arc::new(StringArray::from(whole_puzzles(2)))),
+        ("z", zoned("Z")),
+        ("lower", zoned("utc")),
+        ("nowhere", zoned("Mars/Olympus_Mons")),
+        ("paris", zoned("Europe/Paris")),
+        (
+            "micros",
+            Arc::new(
+                TimestampMicrosecondArray::from(vec![at * 1_000_000 + 7; 2]).with_timezone("Z"),
+            ),
+        ),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let input = dir.path("zones.arrow");
+    write_arrow(&input, &batch, None);
+    let output = dir.path("zones.csv");
+    for task in ["solve", "dedupe"] {
+        bin()
+            .args([task, "-q"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .assert()
+            .code(0);
+        let csv = std::fs::read_to_string(&output).unwrap();
+        let rows: Vec<&str> = csv.lines().collect();
+        assert!(
+            rows[0].starts_with("puzzle,z,lower,nowhere,paris,micros"),
+            "{task}: {csv}"
+        );
+        let cells: Vec<&str> = rows[1].split(',').collect();
+        assert_eq!(
+            cells[1..6],
+            [
+                "2024-01-02T03:04:05Z",
+                "2024-01-02T03:04:05Z",
+                "2024-01-02T03:04:05Z",
+                "2024-01-02T04:04:05+01:00",
+                "2024-01-02T03:04:05.000007Z",
+            ],
+            "{task}"
+        );
+        let cells: Vec<&str> = rows[2].split(',').collect();
+        assert_eq!(cells[1..5], ["", "", "", ""], "{task}");
+    }
+    // No rows: the header alone.
+    let empty = dir.path("empty.arrow");
+    write_arrow(&empty, &batch.slice(0, 0), None);
+    bin()
+        .args(["solve", "-q"])
+        .arg(&empty)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .code(0);
+    let csv = std::fs::read_to_string(&output).unwrap();
+    assert_eq!(csv, "puzzle,z,lower,nowhere,paris,micros,solution,status\n");
+}
+
 /// Times in seconds and `date64`, which Parquet cannot name, are written to Parquet as pyarrow
 /// writes them (milliseconds, `date32`), with Parquet's logical types, so that every reader
 /// reads times and dates, not bare integers; the instants and days are the same. An Arrow

@@ -25,8 +25,14 @@ pub(crate) enum TableWriter<'s, 'a> {
     Parquet(ArrowWriter<Watched<'s, 'a>>, Vec<(usize, DataType)>),
     Arrow(arrow_ipc::writer::FileWriter<Watched<'s, 'a>>),
     /// The writer and the schema, for a header row even when no row comes; the grid columns
-    /// held as bytes, written as their text (see [`bytes_as_text`]).
-    Csv(arrow_csv::Writer<Watched<'s, 'a>>, SchemaRef, Vec<usize>),
+    /// held as bytes, written as their text (see [`bytes_as_text`]); the times written in UTC
+    /// (see [`csv_zones`]).
+    Csv(
+        arrow_csv::Writer<Watched<'s, 'a>>,
+        SchemaRef,
+        Vec<usize>,
+        Vec<(usize, DataType)>,
+    ),
     Lines(Watched<'s, 'a>, Vec<u8>),
 }
 
@@ -136,28 +142,55 @@ fn parquet_schema(schema: &SchemaRef) -> (SchemaRef, Vec<(usize, DataType)>) {
     }
 }
 
-/// `batch` with the columns of `casts` cast to their Parquet-nameable types; a time too far from
+/// The columns a CSV output writes in UTC, and their type so: a timestamp whose zone arrow
+/// cannot use (pyarrow takes any text as a zone, such as `Z` or `utc`) would fail arrow's CSV
+/// writer, which writes each time in its zone. The values are the same instants (a zoned
+/// timestamp counts from 1970 in UTC, whatever its zone), written with `Z`.
+fn csv_zones(schema: &SchemaRef) -> Vec<(usize, DataType)> {
+    let fields = schema.fields().iter().enumerate();
+    fields
+        .filter_map(|(i, f)| match f.data_type() {
+            DataType::Timestamp(unit, Some(zone))
+                if zone.parse::<arrow_array::timezone::Tz>().is_err() =>
+            {
+                Some((i, DataType::Timestamp(*unit, Some("UTC".into()))))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `schema` with the types of `casts`.
+fn cast_schema(schema: &Schema, casts: &[(usize, DataType)]) -> Schema {
+    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    for (i, to) in casts {
+        fields[*i] = fields[*i].clone().with_data_type(to.clone());
+    }
+    Schema::new_with_metadata(fields, schema.metadata().clone())
+}
+
+/// `batch` with the columns of `casts` cast to the types `format` can write; a time too far from
 /// 1970 to count in milliseconds is an error, never a null.
-fn cast_columns(batch: &RecordBatch, casts: &[(usize, DataType)]) -> io::Result<RecordBatch> {
+fn cast_columns(
+    batch: &RecordBatch,
+    casts: &[(usize, DataType)],
+    format: &str,
+) -> io::Result<RecordBatch> {
     let checked = arrow_cast::CastOptions {
         safe: false,
         ..Default::default()
     };
     let mut columns = batch.columns().to_vec();
-    let mut fields: Vec<Field> = batch
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.as_ref().clone())
-        .collect();
+    let schema = batch.schema();
     for (i, to) in casts {
         columns[*i] = arrow_cast::cast_with_options(&columns[*i], to, &checked).map_err(|e| {
-            let name = fields[*i].name();
-            io::Error::other(format!("column {name:?} cannot be written to Parquet: {e}"))
+            let name = schema.field(*i).name();
+            io::Error::other(format!(
+                "column {name:?} cannot be written to {format}: {e}"
+            ))
         })?;
-        fields[*i] = fields[*i].clone().with_data_type(to.clone());
     }
-    let schema = Schema::new_with_metadata(fields, batch.schema().metadata().clone());
+    let schema = cast_schema(&schema, casts);
     RecordBatch::try_new(std::sync::Arc::new(schema), columns).map_err(other)
 }
 
@@ -203,12 +236,14 @@ impl<'s, 'a> TableWriter<'s, 'a> {
                     .filter_map(|name| fields.iter().position(|f| f.name() == name))
                     .filter(|&i| is_bytes(fields[i].data_type()))
                     .collect();
+                let zones = csv_zones(&schema);
                 TableWriter::Csv(
                     arrow_csv::WriterBuilder::new()
                         .with_header(header)
                         .build(sink),
-                    schema,
+                    std::sync::Arc::new(cast_schema(&schema, &zones)),
                     bytes,
+                    zones,
                 )
             }
             OutputFormat::Line | OutputFormat::Auto => TableWriter::Lines(sink, Vec::new()),
@@ -285,15 +320,19 @@ impl<'s, 'a> TableWriter<'s, 'a> {
             return Ok(());
         }
         match self {
-            TableWriter::Parquet(w, casts) if !casts.is_empty() => {
-                w.write(&cast_columns(batch, casts)?).map_err(other)
-            }
+            TableWriter::Parquet(w, casts) if !casts.is_empty() => w
+                .write(&cast_columns(batch, casts, "Parquet")?)
+                .map_err(other),
             TableWriter::Parquet(w, _) => w.write(batch).map_err(other),
             TableWriter::Arrow(w) => w.write(batch).map_err(other),
-            TableWriter::Csv(w, _, bytes) if !bytes.is_empty() => {
-                w.write(&bytes_as_text(batch, bytes)).map_err(other)
+            TableWriter::Csv(w, _, bytes, zones) => {
+                let text = (!bytes.is_empty()).then(|| bytes_as_text(batch, bytes));
+                let batch = text.as_ref().unwrap_or(batch);
+                let zoned = (!zones.is_empty())
+                    .then(|| cast_columns(batch, zones, "CSV"))
+                    .transpose()?;
+                w.write(zoned.as_ref().unwrap_or(batch)).map_err(other)
             }
-            TableWriter::Csv(w, ..) => w.write(batch).map_err(other),
             TableWriter::Lines(..) => unreachable!("lines are written from outcomes"),
         }
     }
@@ -311,7 +350,7 @@ impl<'s, 'a> TableWriter<'s, 'a> {
         match self {
             TableWriter::Parquet(w, _) => w.close().map(drop).map_err(other),
             TableWriter::Arrow(mut w) => w.finish().map_err(other),
-            TableWriter::Csv(mut w, schema, _) => {
+            TableWriter::Csv(mut w, schema, ..) => {
                 // The header row comes with the first batch written; a table with no rows (or a
                 // first shard with no row group) still gets it. No rows: nothing else is written.
                 w.write(&RecordBatch::new_empty(schema)).map_err(other)?;
