@@ -1001,6 +1001,159 @@ fn a_csv_output_writes_a_time_whose_zone_arrow_cannot_use_in_utc() {
     assert_eq!(csv, "puzzle,z,lower,nowhere,paris,micros,solution,status\n");
 }
 
+/// A dictionary of views (polars writes its `Categorical` columns so in Arrow files) goes to
+/// Parquet as a dictionary of plain strings or bytes, the same values; a column Parquet cannot
+/// hold (a union, an interval of months, days and nanoseconds) is refused before any work,
+/// naming it, with no file left, where arrow's writer used to panic or fail at the first batch.
+#[test]
+fn a_parquet_output_takes_dictionaries_of_views_and_refuses_what_it_cannot_hold() {
+    use arrow_array::types::{IntervalMonthDayNanoType, UInt32Type};
+    use arrow_array::{
+        BinaryViewArray, DictionaryArray, IntervalMonthDayNanoArray, StringViewArray, UInt32Array,
+        UnionArray,
+    };
+    let dir = Dir::new();
+    let keys = UInt32Array::from(vec![0u32, 1, 0, 1]);
+    let words = Arc::new(StringViewArray::from(vec!["easy", "hard"]));
+    let bytes = Arc::new(BinaryViewArray::from(vec![&b"x"[..], b"y"]));
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("puzzle", Arc::new(StringArray::from(whole_puzzles(4)))),
+        (
+            "level",
+            Arc::new(DictionaryArray::<UInt32Type>::try_new(keys.clone(), words).unwrap()),
+        ),
+        (
+            "tag",
+            Arc::new(DictionaryArray::<UInt32Type>::try_new(keys, bytes).unwrap()),
+        ),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let input = dir.path("categorical.arrow");
+    write_arrow(&input, &batch, None);
+    let output = dir.path("categorical.parquet");
+    bin()
+        .args(["solve", "-q"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .code(0);
+    let (answered, _) = read_parquet(&output);
+    let level = arrow_cast::cast(answered.column(1), &DataType::Utf8).unwrap();
+    let level: Vec<&str> = level
+        .as_string::<i32>()
+        .iter()
+        .map(Option::unwrap)
+        .collect();
+    assert_eq!(level, ["easy", "hard", "easy", "hard"]);
+    let tag = arrow_cast::cast(answered.column(2), &DataType::Binary).unwrap();
+    let tag: Vec<&[u8]> = tag.as_binary::<i32>().iter().map(Option::unwrap).collect();
+    assert_eq!(tag, [b"x", b"y", b"x", b"y"]);
+    assert_eq!(answered.column(3).null_count(), 0, "every row solved");
+
+    let union = UnionArray::try_new(
+        [(0i8, Arc::new(Field::new("n", DataType::Int32, false)))]
+            .into_iter()
+            .collect(),
+        vec![0i8; 4].into(),
+        None,
+        vec![Arc::new(Int32Array::from(vec![1, 2, 3, 4])) as ArrayRef],
+    )
+    .unwrap();
+    let interval =
+        IntervalMonthDayNanoArray::from(vec![IntervalMonthDayNanoType::make_value(1, 2, 3); 4]);
+    for (name, column) in [
+        ("choice", Arc::new(union) as ArrayRef),
+        ("period", Arc::new(interval)),
+    ] {
+        let puzzles: ArrayRef = Arc::new(StringArray::from(whole_puzzles(4)));
+        let batch = RecordBatch::try_from_iter([("puzzle", puzzles), (name, column)]).unwrap();
+        let input = dir.path(&format!("{name}.arrow"));
+        write_arrow(&input, &batch, None);
+        let (code, stderr, left) = solve_to_file(&input, &dir.path("refused.parquet"));
+        assert_eq!(code, Some(2), "{stderr}");
+        let said = format!("column \"{name}\" holds ");
+        assert!(stderr.contains(&said), "{stderr}");
+        assert!(
+            stderr.contains("which a Parquet output cannot hold"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(!left, "no output file");
+        // Arrow holds them.
+        bin()
+            .args(["solve", "-q"])
+            .arg(&input)
+            .arg("-o")
+            .arg(dir.path("kept.arrow"))
+            .assert()
+            .code(0);
+    }
+}
+
+/// The puzzle column found by its data is found in the file's first rows even when the file
+/// starts with an empty row group (a streaming writer may leave one), by every shard.
+#[test]
+fn a_puzzle_column_is_found_past_empty_row_groups_by_every_shard() {
+    let dir = Dir::new();
+    let table = |n: usize, from: usize| {
+        let ids: ArrayRef = Arc::new(Int32Array::from_iter_values(from as i32..(from + n) as i32));
+        let puzzles = whole_puzzles(from + n)[from..].to_vec();
+        let q: ArrayRef = Arc::new(StringArray::from(puzzles));
+        RecordBatch::try_from_iter([("id", ids), ("q", q)]).unwrap()
+    };
+    let input = dir.path("empty_first.parquet");
+    let mut writer =
+        ArrowWriter::try_new(File::create(&input).unwrap(), table(0, 0).schema(), None).unwrap();
+    for (n, from) in [(0, 0), (10, 0), (0, 10), (10, 10)] {
+        if n == 0 {
+            // An empty row group: arrow's writer skips an empty batch, so its columns by hand
+            // (these calls are deprecated for the lower-level writer, which needs far more).
+            #[allow(deprecated)]
+            let columns = writer.get_column_writers().unwrap();
+            let chunks = columns.into_iter().map(|c| c.close().unwrap()).collect();
+            #[allow(deprecated)]
+            writer.append_row_group(chunks).unwrap();
+        } else {
+            writer.write(&table(n, from)).unwrap();
+            writer.flush().unwrap();
+        }
+    }
+    writer.close().unwrap();
+    let groups = ParquetRecordBatchReaderBuilder::try_new(File::open(&input).unwrap())
+        .unwrap()
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| g.num_rows())
+        .collect::<Vec<_>>();
+    assert_eq!(groups, [0, 10, 0, 10]);
+    let mut lines = Vec::new();
+    for shard in ["1/4", "2/4", "3/4", "4/4"] {
+        let out = bin()
+            .args(["solve", "-q", "--shard", shard])
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{shard} of {groups:?}: {out:?}");
+        lines.extend(
+            String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .map(String::from),
+        );
+    }
+    let whole = bin().args(["solve", "-q"]).arg(&input).output().unwrap();
+    assert_eq!(whole.status.code(), Some(0), "{whole:?}");
+    let whole: Vec<String> = String::from_utf8(whole.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(whole.len(), 20);
+    assert_eq!(lines, whole);
+}
+
 /// Times in seconds and `date64`, which Parquet cannot name, are written to Parquet as pyarrow
 /// writes them (milliseconds, `date32`), with Parquet's logical types, so that every reader
 /// reads times and dates, not bare integers; the instants and days are the same. An Arrow

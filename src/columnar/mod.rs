@@ -608,13 +608,14 @@ impl Run<'_> {
             None => (0, units.len()),
         };
         // A later shard, or one with no row group of its own, looks for an unnamed puzzle
-        // column where the whole file does: in the file's first rows, so every shard takes the
-        // same column.
+        // column where the whole file does: in the file's first rows (of its first row group
+        // that has rows: a writer may leave empty ones), so every shard takes the same column.
         let mut sample = None;
-        let own_first = first_unit == 0 && last_unit > 0;
-        if !own_first && !units.is_empty() && config.column.is_none() {
+        let sample_unit = units.iter().position(|&n| n > 0);
+        let own_first = sample_unit == Some(first_unit) && last_unit > first_unit;
+        if let (false, Some(unit), None) = (own_first, sample_unit, &config.column) {
             decode(|| {
-                source.read(0, &mut |batch| {
+                source.read(unit, &mut |batch| {
                     sample = Some(batch);
                     false
                 })
@@ -679,16 +680,27 @@ impl Run<'_> {
                     return (Ok(()), Err(e), None);
                 }
             };
-            // CSV has no nested cells (arrow's writer would refuse them at the first batch):
-            // said before any work.
-            let nested = schema.fields().iter().find(|f| f.data_type().is_nested());
-            if let (OutputFormat::Csv, Some(field)) = (format, nested) {
+            // CSV has no nested cells, and Parquet no unions (arrow's writers would fail at
+            // the first batch): said before any work.
+            let named = |f: &FieldRef| (f.name().clone(), f.data_type().to_string());
+            let fields = schema.fields().iter();
+            let unwritable = match format {
+                OutputFormat::Csv => fields.clone().find(|f| f.data_type().is_nested()).map(|f| {
+                    let (name, data_type) = named(f);
+                    FormatError::NestedInCsv { name, data_type }
+                }),
+                OutputFormat::Parquet => fields
+                    .clone()
+                    .find(|f| sink::not_in_parquet(f.data_type()))
+                    .map(|f| {
+                        let (name, data_type) = named(f);
+                        FormatError::NotInParquet { name, data_type }
+                    }),
+                _ => None,
+            };
+            if let Some(e) = unwritable {
                 drop(piece_rx);
                 let _ = reader.join();
-                let e = FormatError::NestedInCsv {
-                    name: field.name().clone(),
-                    data_type: field.data_type().to_string(),
-                };
                 return (Ok(()), Err(e), None);
             }
             let note = layout.by_values.then(|| {

@@ -127,6 +127,12 @@ fn parquet_schema(schema: &SchemaRef) -> (SchemaRef, Vec<(usize, DataType)>) {
                 }
                 DataType::Time32(TimeUnit::Second) => DataType::Time32(TimeUnit::Millisecond),
                 DataType::Date64 => DataType::Date32,
+                // Arrow's Parquet writer cannot take a dictionary of views (polars writes its
+                // `Categorical` so): the same dictionary, of plain strings or bytes.
+                DataType::Dictionary(keys, values) if view_as_plain(values).is_some() => {
+                    let values = view_as_plain(values).expect("a view type");
+                    DataType::Dictionary(keys.clone(), Box::new(values))
+                }
                 _ => return f.as_ref().clone(),
             };
             casts.push((i, to.clone()));
@@ -167,6 +173,43 @@ fn cast_schema(schema: &Schema, casts: &[(usize, DataType)]) -> Schema {
         fields[*i] = fields[*i].clone().with_data_type(to.clone());
     }
     Schema::new_with_metadata(fields, schema.metadata().clone())
+}
+
+/// The plain type of a view type (`string_view`, `binary_view`).
+fn view_as_plain(data_type: &DataType) -> Option<DataType> {
+    match data_type {
+        DataType::Utf8View => Some(DataType::Utf8),
+        DataType::BinaryView => Some(DataType::Binary),
+        _ => None,
+    }
+}
+
+/// Whether a Parquet output cannot hold a column of this type: a union, an interval of months,
+/// days and nanoseconds (arrow's Parquet writer has neither), or a dictionary of views inside a
+/// list, map or struct (one at the top level is written as a dictionary of plain values).
+pub(crate) fn not_in_parquet(data_type: &DataType) -> bool {
+    fn inside(data_type: &DataType) -> bool {
+        match data_type {
+            DataType::Dictionary(_, values) => {
+                view_as_plain(values).is_some() || not_in_parquet(values)
+            }
+            other => not_in_parquet(other),
+        }
+    }
+    use arrow_schema::IntervalUnit;
+    match data_type {
+        DataType::Union(..) | DataType::Interval(IntervalUnit::MonthDayNano) => true,
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::Map(f, _) => inside(f.data_type()),
+        DataType::Struct(fields) => fields.iter().any(|f| inside(f.data_type())),
+        DataType::Dictionary(_, values) => not_in_parquet(values),
+        DataType::RunEndEncoded(_, values) => inside(values.data_type()),
+        _ => false,
+    }
 }
 
 /// `batch` with the columns of `casts` cast to the types `format` can write; a time too far from

@@ -114,6 +114,10 @@ pub enum FormatError {
     /// cannot hold.
     #[error("column {name:?} holds {data_type}, which a CSV output cannot hold: write Parquet or Arrow (an output name ending in .parquet or .arrow, or --output-format), or lines")]
     NestedInCsv { name: String, data_type: String },
+    /// A Parquet output of a table with a column Parquet cannot hold (see
+    /// `columnar::sink::not_in_parquet`).
+    #[error("column {name:?} holds {data_type}, which a Parquet output cannot hold: write Arrow (an output name ending in .arrow, or --output-format arrow), or lines")]
+    NotInParquet { name: String, data_type: String },
     /// `solve --output-format line` on a grid input, whose solutions are written as grids.
     #[error("a grid input's solutions are written as grids; --output-format line does not apply (convert the grids to lines first)")]
     GridSolutionsAsLines,
