@@ -1091,6 +1091,74 @@ fn a_parquet_output_takes_dictionaries_of_views_and_refuses_what_it_cannot_hold(
     }
 }
 
+/// A Parquet file's dictionaries are its row groups' own: a dictionary column whose dictionary
+/// changes from one row group to the next goes to an Arrow file (one dictionary per column) as
+/// its values, where arrow's writer refused the second row group mid-run. An Arrow input's
+/// dictionary columns stay dictionaries.
+#[test]
+fn a_parquet_dictionary_column_goes_to_an_arrow_output_as_its_values() {
+    use arrow_array::types::Int32Type;
+    use arrow_array::DictionaryArray;
+    let dir = Dir::new();
+    let group = |from: usize, words: [&str; 2]| {
+        let keys = Int32Array::from(vec![0, 1, 0, 1]);
+        let words = Arc::new(StringArray::from(words.to_vec()));
+        let puzzles: ArrayRef =
+            Arc::new(StringArray::from(whole_puzzles(from + 4)[from..].to_vec()));
+        let level: ArrayRef = Arc::new(DictionaryArray::<Int32Type>::try_new(keys, words).unwrap());
+        RecordBatch::try_from_iter([("puzzle", puzzles), ("level", level)]).unwrap()
+    };
+    let (first, second) = (group(0, ["easy", "hard"]), group(4, ["hard", "easy"]));
+    let input = dir.path("groups.parquet");
+    let mut writer =
+        ArrowWriter::try_new(File::create(&input).unwrap(), first.schema(), None).unwrap();
+    for batch in [&first, &second] {
+        writer.write(batch).unwrap();
+        writer.flush().unwrap();
+    }
+    writer.close().unwrap();
+    let output = dir.path("groups.arrow");
+    bin()
+        .args(["solve", "-q"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .code(0);
+    let reader =
+        arrow_ipc::reader::FileReader::try_new(File::open(&output).unwrap(), None).unwrap();
+    let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+    let all = arrow_select::concat::concat_batches(&batches[0].schema(), &batches).unwrap();
+    assert_eq!(all.schema().field(1).data_type(), &DataType::Utf8);
+    let level: Vec<&str> = all
+        .column(1)
+        .as_string::<i32>()
+        .iter()
+        .map(Option::unwrap)
+        .collect();
+    assert_eq!(
+        level,
+        ["easy", "hard", "easy", "hard", "hard", "easy", "hard", "easy"]
+    );
+    assert_eq!(all.column(3).null_count(), 0, "every row solved");
+    // From an Arrow file, the dictionary is kept.
+    let arrow_in = dir.path("one.arrow");
+    write_arrow(&arrow_in, &first, None);
+    let kept = dir.path("kept.arrow");
+    bin()
+        .args(["solve", "-q"])
+        .arg(&arrow_in)
+        .arg("-o")
+        .arg(&kept)
+        .assert()
+        .code(0);
+    let reader = arrow_ipc::reader::FileReader::try_new(File::open(&kept).unwrap(), None).unwrap();
+    assert_eq!(
+        reader.schema().field(1).data_type(),
+        first.schema().field(1).data_type()
+    );
+}
+
 /// The puzzle column found by its data is found in the file's first rows even when the file
 /// starts with an empty row group (a streaming writer may leave one), by every shard.
 #[test]

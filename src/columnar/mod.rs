@@ -723,7 +723,8 @@ impl Run<'_> {
                 .name("sudoku-batch-writer".into())
                 .spawn_scoped(scope, move || {
                     let layout = &*for_writer;
-                    let out = TableWriter::new(format, sink, layout, first_shard)?;
+                    let from_parquet = kind == Kind::Parquet;
+                    let out = TableWriter::new(format, sink, layout, first_shard, from_parquet)?;
                     write_table(
                         done_rx,
                         out,

@@ -23,7 +23,11 @@ const MAX_ROW_GROUP: usize = 128 * 1024;
 pub(crate) enum TableWriter<'s, 'a> {
     /// The writer and the columns cast to a type Parquet can name (see [`parquet_schema`]).
     Parquet(ArrowWriter<Watched<'s, 'a>>, Vec<(usize, DataType)>),
-    Arrow(arrow_ipc::writer::FileWriter<Watched<'s, 'a>>),
+    /// The writer and the dictionary columns written as their values (see [`dictionary_values`]).
+    Arrow(
+        arrow_ipc::writer::FileWriter<Watched<'s, 'a>>,
+        Vec<(usize, DataType)>,
+    ),
     /// The writer and the schema, for a header row even when no row comes; the grid columns
     /// held as bytes, written as their text (see [`bytes_as_text`]); the times written in UTC
     /// (see [`csv_zones`]).
@@ -175,6 +179,19 @@ fn cast_schema(schema: &Schema, casts: &[(usize, DataType)]) -> Schema {
     Schema::new_with_metadata(fields, schema.metadata().clone())
 }
 
+/// The dictionary columns an Arrow output of a Parquet input writes as their values, and their
+/// type so. A Parquet file's dictionaries are its row groups' own, and may differ from one to the
+/// next, where an Arrow file holds one dictionary per column (arrow's writer refuses another).
+fn dictionary_values(schema: &SchemaRef) -> Vec<(usize, DataType)> {
+    let fields = schema.fields().iter().enumerate();
+    fields
+        .filter_map(|(i, f)| match f.data_type() {
+            DataType::Dictionary(_, values) => Some((i, values.as_ref().clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The plain type of a view type (`string_view`, `binary_view`).
 fn view_as_plain(data_type: &DataType) -> Option<DataType> {
     match data_type {
@@ -239,12 +256,14 @@ fn cast_columns(
 
 impl<'s, 'a> TableWriter<'s, 'a> {
     /// A writer of `format` (not `Auto`) for tables laid out as `layout` says; `header`: a CSV
-    /// output starts with its header row (the first shard's does).
+    /// output starts with its header row (the first shard's does); `from_parquet`: the table is
+    /// read from a Parquet file.
     pub fn new(
         format: OutputFormat,
         sink: Watched<'s, 'a>,
         layout: &Layout,
         header: bool,
+        from_parquet: bool,
     ) -> io::Result<TableWriter<'s, 'a>> {
         let schema = std::sync::Arc::clone(&layout.schema);
         Ok(match format {
@@ -269,9 +288,17 @@ impl<'s, 'a> TableWriter<'s, 'a> {
                     casts,
                 )
             }
-            OutputFormat::Arrow => TableWriter::Arrow(
-                arrow_ipc::writer::FileWriter::try_new(sink, &schema).map_err(other)?,
-            ),
+            OutputFormat::Arrow => {
+                let casts = match from_parquet {
+                    true => dictionary_values(&schema),
+                    false => Vec::new(),
+                };
+                let schema = cast_schema(&schema, &casts);
+                TableWriter::Arrow(
+                    arrow_ipc::writer::FileWriter::try_new(sink, &schema).map_err(other)?,
+                    casts,
+                )
+            }
             OutputFormat::Csv => {
                 let fields = schema.fields();
                 let bytes = layout
@@ -367,7 +394,10 @@ impl<'s, 'a> TableWriter<'s, 'a> {
                 .write(&cast_columns(batch, casts, "Parquet")?)
                 .map_err(other),
             TableWriter::Parquet(w, _) => w.write(batch).map_err(other),
-            TableWriter::Arrow(w) => w.write(batch).map_err(other),
+            TableWriter::Arrow(w, casts) if !casts.is_empty() => w
+                .write(&cast_columns(batch, casts, "Arrow")?)
+                .map_err(other),
+            TableWriter::Arrow(w, _) => w.write(batch).map_err(other),
             TableWriter::Csv(w, _, bytes, zones) => {
                 let text = (!bytes.is_empty()).then(|| bytes_as_text(batch, bytes));
                 let batch = text.as_ref().unwrap_or(batch);
@@ -392,7 +422,7 @@ impl<'s, 'a> TableWriter<'s, 'a> {
     pub fn finish(self) -> io::Result<()> {
         match self {
             TableWriter::Parquet(w, _) => w.close().map(drop).map_err(other),
-            TableWriter::Arrow(mut w) => w.finish().map_err(other),
+            TableWriter::Arrow(mut w, _) => w.finish().map_err(other),
             TableWriter::Csv(mut w, schema, ..) => {
                 // The header row comes with the first batch written; a table with no rows (or a
                 // first shard with no row group) still gets it. No rows: nothing else is written.
