@@ -250,10 +250,15 @@ fn run_batch(command: &flags::Command) -> Result<ExitCode, Failure> {
         }
         Err(BatchError::OutputClosed) => Ok(ExitCode::SUCCESS),
         // A stream cannot be taken back (a file is not moved into place): once answers may have
-        // gone to it, say that what it holds is not the whole answer, as a signal's message does.
-        Err(e @ BatchError::Read { .. }) if stream && console.started() => Err(Failure::usage(
-            format!("{e}; the output written so far is incomplete"),
-        )),
+        // gone to it, say that what it holds is not the whole answer, as a signal's message does
+        // (a write error: a stream that fails, or a value the output format cannot hold).
+        Err(e @ (BatchError::Read { .. } | BatchError::Write { .. }))
+            if stream && console.started() =>
+        {
+            Err(Failure::usage(format!(
+                "{e}; the output written so far is incomplete"
+            )))
+        }
         // The engine's messages already name their cause; print the top one only.
         Err(e) => Err(Failure::usage(e)),
     }

@@ -1335,6 +1335,35 @@ fn times_in_seconds_and_date64_go_to_parquet_as_times_and_dates() {
         "{stderr}"
     );
     assert!(!output.exists());
+    // To stdout, a stream that holds what was written before: the message says it is not
+    // whole. The time comes in the file's second record batch, after the first was written.
+    let two = arrow_select::concat::concat_batches(&far.schema(), [&at_1970(&far), &far]);
+    let input = dir.path("far_second.arrow");
+    let mut writer =
+        arrow_ipc::writer::FileWriter::try_new(File::create(&input).unwrap(), &far.schema())
+            .unwrap();
+    let two = two.unwrap();
+    writer.write(&two.slice(0, 1)).unwrap();
+    writer.write(&two.slice(1, 1)).unwrap();
+    writer.finish().unwrap();
+    let out = bin()
+        .args(["solve", "-q", "--output-format", "parquet"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.ends_with("; the output written so far is incomplete\n"),
+        "{stderr}"
+    );
+}
+
+/// `batch` with its times at 1970, which every format can hold.
+fn at_1970(batch: &RecordBatch) -> RecordBatch {
+    use arrow_array::TimestampSecondArray;
+    let times = Arc::new(TimestampSecondArray::from(vec![0; batch.num_rows()]));
+    RecordBatch::try_new(batch.schema(), vec![Arc::clone(batch.column(0)), times]).unwrap()
 }
 
 /// An answer column of Arrow's `null` type (pandas writes an all-`None` column so): `solve`
