@@ -953,8 +953,23 @@ fn a_csv_output_writes_a_time_whose_zone_arrow_cannot_use_in_utc() {
                 TimestampMicrosecondArray::from(vec![at * 1_000_000 + 7; 2]).with_timezone("Z"),
             ),
         ),
+        (
+            "coded",
+            arrow_cast::cast(
+                &zoned("Z"),
+                &DataType::Dictionary(
+                    Box::new(DataType::Int32),
+                    Box::new(zoned("Z").data_type().clone()),
+                ),
+            )
+            .unwrap(),
+        ),
     ];
     let batch = RecordBatch::try_from_iter(columns).unwrap();
+    assert!(matches!(
+        batch.schema().field(6).data_type(),
+        DataType::Dictionary(..)
+    ));
     let input = dir.path("zones.arrow");
     write_arrow(&input, &batch, None);
     let output = dir.path("zones.csv");
@@ -969,18 +984,19 @@ fn a_csv_output_writes_a_time_whose_zone_arrow_cannot_use_in_utc() {
         let csv = std::fs::read_to_string(&output).unwrap();
         let rows: Vec<&str> = csv.lines().collect();
         assert!(
-            rows[0].starts_with("puzzle,z,lower,nowhere,paris,micros"),
+            rows[0].starts_with("puzzle,z,lower,nowhere,paris,micros,coded"),
             "{task}: {csv}"
         );
         let cells: Vec<&str> = rows[1].split(',').collect();
         assert_eq!(
-            cells[1..6],
+            cells[1..7],
             [
                 "2024-01-02T03:04:05Z",
                 "2024-01-02T03:04:05Z",
                 "2024-01-02T03:04:05Z",
                 "2024-01-02T04:04:05+01:00",
                 "2024-01-02T03:04:05.000007Z",
+                "2024-01-02T03:04:05Z",
             ],
             "{task}"
         );
@@ -998,7 +1014,10 @@ fn a_csv_output_writes_a_time_whose_zone_arrow_cannot_use_in_utc() {
         .assert()
         .code(0);
     let csv = std::fs::read_to_string(&output).unwrap();
-    assert_eq!(csv, "puzzle,z,lower,nowhere,paris,micros,solution,status\n");
+    assert_eq!(
+        csv,
+        "puzzle,z,lower,nowhere,paris,micros,coded,solution,status\n"
+    );
 }
 
 /// A dictionary of views (polars writes its `Categorical` columns so in Arrow files) goes to
@@ -1024,10 +1043,16 @@ fn a_parquet_output_takes_dictionaries_of_views_and_refuses_what_it_cannot_hold(
         ),
         (
             "tag",
-            Arc::new(DictionaryArray::<UInt32Type>::try_new(keys, bytes).unwrap()),
+            Arc::new(DictionaryArray::<UInt32Type>::try_new(keys.clone(), bytes).unwrap()),
         ),
     ];
-    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let mut batch = RecordBatch::try_from_iter(columns).unwrap();
+    // polars' `List(Categorical)`: the same dictionary in a list (one item a row).
+    let items = Arc::clone(batch.column(1));
+    let item = Arc::new(Field::new_list_field(items.data_type().clone(), true));
+    let offsets = arrow_buffer::OffsetBuffer::from_lengths([1; 4]);
+    let listed = arrow_array::ListArray::new(item, offsets, items, None);
+    batch = batch_with(&batch, "levels", Arc::new(listed));
     let input = dir.path("categorical.arrow");
     write_arrow(&input, &batch, None);
     let output = dir.path("categorical.parquet");
@@ -1049,7 +1074,18 @@ fn a_parquet_output_takes_dictionaries_of_views_and_refuses_what_it_cannot_hold(
     let tag = arrow_cast::cast(answered.column(2), &DataType::Binary).unwrap();
     let tag: Vec<&[u8]> = tag.as_binary::<i32>().iter().map(Option::unwrap).collect();
     assert_eq!(tag, [b"x", b"y", b"x", b"y"]);
-    assert_eq!(answered.column(3).null_count(), 0, "every row solved");
+    let levels = answered.column_by_name("levels").unwrap().as_list::<i32>();
+    let levels = arrow_cast::cast(levels.values(), &DataType::Utf8).unwrap();
+    assert_eq!(
+        levels
+            .as_string::<i32>()
+            .iter()
+            .flatten()
+            .collect::<Vec<_>>(),
+        ["easy", "hard", "easy", "hard"]
+    );
+    let status = answered.column_by_name("status").unwrap();
+    assert_eq!(strings_of(status), ["solved"; 4]);
 
     let union = UnionArray::try_new(
         [(0i8, Arc::new(Field::new("n", DataType::Int32, false)))]
@@ -1106,7 +1142,14 @@ fn a_parquet_dictionary_column_goes_to_an_arrow_output_as_its_values() {
         let puzzles: ArrayRef =
             Arc::new(StringArray::from(whole_puzzles(from + 4)[from..].to_vec()));
         let level: ArrayRef = Arc::new(DictionaryArray::<Int32Type>::try_new(keys, words).unwrap());
-        RecordBatch::try_from_iter([("puzzle", puzzles), ("level", level)]).unwrap()
+        // The same dictionary in a struct.
+        let inner = Field::new("level", level.data_type().clone(), true);
+        let when: ArrayRef = Arc::new(arrow_array::StructArray::new(
+            vec![inner].into(),
+            vec![Arc::clone(&level)],
+            None,
+        ));
+        RecordBatch::try_from_iter([("puzzle", puzzles), ("level", level), ("when", when)]).unwrap()
     };
     let (first, second) = (group(0, ["easy", "hard"]), group(4, ["hard", "easy"]));
     let input = dir.path("groups.parquet");
@@ -1140,7 +1183,11 @@ fn a_parquet_dictionary_column_goes_to_an_arrow_output_as_its_values() {
         level,
         ["easy", "hard", "easy", "hard", "hard", "easy", "hard", "easy"]
     );
-    assert_eq!(all.column(3).null_count(), 0, "every row solved");
+    let when = all.column(2).as_struct();
+    assert_eq!(when.column(0).data_type(), &DataType::Utf8);
+    assert_eq!(when.column(0).as_ref(), all.column(1).as_ref());
+    let status = all.column_by_name("status").unwrap();
+    assert_eq!(strings_of(status), ["solved"; 8]);
     // From an Arrow file, the dictionary is kept.
     let arrow_in = dir.path("one.arrow");
     write_arrow(&arrow_in, &first, None);
@@ -1157,6 +1204,27 @@ fn a_parquet_dictionary_column_goes_to_an_arrow_output_as_its_values() {
         reader.schema().field(1).data_type(),
         first.schema().field(1).data_type()
     );
+}
+
+/// `batch` with `column` added last, named `name`.
+fn batch_with(batch: &RecordBatch, name: &str, column: ArrayRef) -> RecordBatch {
+    let mut columns: Vec<(String, ArrayRef)> = batch
+        .schema()
+        .fields()
+        .iter()
+        .zip(batch.columns())
+        .map(|(f, c)| (f.name().clone(), Arc::clone(c)))
+        .collect();
+    columns.push((name.into(), column));
+    RecordBatch::try_from_iter(columns).unwrap()
+}
+
+/// A text column's values (nulls as "").
+fn strings_of(column: &ArrayRef) -> Vec<String> {
+    arrow_cast_to_strings(column.as_ref())
+        .into_iter()
+        .map(Option::unwrap_or_default)
+        .collect()
 }
 
 /// The puzzle column found by its data is found in the file's first rows even when the file

@@ -607,13 +607,15 @@ impl Run<'_> {
             }
             None => (0, units.len()),
         };
-        // A later shard, or one with no row group of its own, looks for an unnamed puzzle
-        // column where the whole file does: in the file's first rows (of its first row group
-        // that has rows: a writer may leave empty ones), so every shard takes the same column.
+        // A shard looks for an unnamed puzzle column where the whole file does: in the file's
+        // first rows, of its first row group that has rows (a writer may leave empty ones), so
+        // every shard takes the same column. Only the shard that starts with that row group
+        // finds them in its own first batch; the others read them first.
         let mut sample = None;
         let sample_unit = units.iter().position(|&n| n > 0);
         let own_first = sample_unit == Some(first_unit) && last_unit > first_unit;
-        if let (false, Some(unit), None) = (own_first, sample_unit, &config.column) {
+        let unit = sample_unit.filter(|_| !own_first && config.column.is_none());
+        if let Some(unit) = unit {
             decode(|| {
                 source.read(unit, &mut |batch| {
                     sample = Some(batch);
@@ -723,8 +725,15 @@ impl Run<'_> {
                 .name("sudoku-batch-writer".into())
                 .spawn_scoped(scope, move || {
                     let layout = &*for_writer;
-                    let from_parquet = kind == Kind::Parquet;
-                    let out = TableWriter::new(format, sink, layout, first_shard, from_parquet)?;
+                    // A Parquet file's dictionaries are its row groups' own (see `sink`).
+                    let dictionaries_as_values = kind == Kind::Parquet;
+                    let out = TableWriter::new(
+                        format,
+                        sink,
+                        layout,
+                        first_shard,
+                        dictionaries_as_values,
+                    )?;
                     write_table(
                         done_rx,
                         out,

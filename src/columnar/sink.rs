@@ -132,12 +132,12 @@ fn parquet_schema(schema: &SchemaRef) -> (SchemaRef, Vec<(usize, DataType)>) {
                 DataType::Time32(TimeUnit::Second) => DataType::Time32(TimeUnit::Millisecond),
                 DataType::Date64 => DataType::Date32,
                 // Arrow's Parquet writer cannot take a dictionary of views (polars writes its
-                // `Categorical` so): the same dictionary, of plain strings or bytes.
-                DataType::Dictionary(keys, values) if view_as_plain(values).is_some() => {
-                    let values = view_as_plain(values).expect("a view type");
-                    DataType::Dictionary(keys.clone(), Box::new(values))
-                }
-                _ => return f.as_ref().clone(),
+                // `Categorical` so), here or in a list or struct: the same dictionary, of plain
+                // strings or bytes.
+                other => match rewritten(other, &plain_dictionary) {
+                    Some(to) => to,
+                    None => return f.as_ref().clone(),
+                },
             };
             casts.push((i, to.clone()));
             f.as_ref().clone().with_data_type(to)
@@ -157,17 +157,15 @@ fn parquet_schema(schema: &SchemaRef) -> (SchemaRef, Vec<(usize, DataType)>) {
 /// writer, which writes each time in its zone. The values are the same instants (a zoned
 /// timestamp counts from 1970 in UTC, whatever its zone), written with `Z`.
 fn csv_zones(schema: &SchemaRef) -> Vec<(usize, DataType)> {
-    let fields = schema.fields().iter().enumerate();
-    fields
-        .filter_map(|(i, f)| match f.data_type() {
-            DataType::Timestamp(unit, Some(zone))
-                if zone.parse::<arrow_array::timezone::Tz>().is_err() =>
-            {
-                Some((i, DataType::Timestamp(*unit, Some("UTC".into()))))
-            }
-            _ => None,
-        })
-        .collect()
+    // A dictionary of such times too; CSV holds no lists or structs.
+    casts_by(schema, &|data_type| match data_type {
+        DataType::Timestamp(unit, Some(zone))
+            if zone.parse::<arrow_array::timezone::Tz>().is_err() =>
+        {
+            Some(DataType::Timestamp(*unit, Some("UTC".into())))
+        }
+        _ => None,
+    })
 }
 
 /// `schema` with the types of `casts`.
@@ -183,13 +181,69 @@ fn cast_schema(schema: &Schema, casts: &[(usize, DataType)]) -> Schema {
 /// type so. A Parquet file's dictionaries are its row groups' own, and may differ from one to the
 /// next, where an Arrow file holds one dictionary per column (arrow's writer refuses another).
 fn dictionary_values(schema: &SchemaRef) -> Vec<(usize, DataType)> {
+    // In lists, maps and structs too.
+    casts_by(schema, &|data_type| match data_type {
+        DataType::Dictionary(_, values) => Some(values.as_ref().clone()),
+        _ => None,
+    })
+}
+
+/// A dictionary of views as a dictionary of their plain type.
+fn plain_dictionary(data_type: &DataType) -> Option<DataType> {
+    match data_type {
+        DataType::Dictionary(keys, values) => {
+            view_as_plain(values).map(|values| DataType::Dictionary(keys.clone(), Box::new(values)))
+        }
+        _ => None,
+    }
+}
+
+/// The columns of `schema` whose type [`rewritten`] changes, with their new type.
+fn casts_by(
+    schema: &SchemaRef,
+    rewrite: &dyn Fn(&DataType) -> Option<DataType>,
+) -> Vec<(usize, DataType)> {
     let fields = schema.fields().iter().enumerate();
     fields
-        .filter_map(|(i, f)| match f.data_type() {
-            DataType::Dictionary(_, values) => Some((i, values.as_ref().clone())),
-            _ => None,
-        })
+        .filter_map(|(i, f)| rewritten(f.data_type(), rewrite).map(|to| (i, to)))
         .collect()
+}
+
+/// `data_type` with `rewrite` applied to it and to every type inside it (list items, map
+/// entries, struct fields, dictionary values), inside first; None where nothing changes.
+fn rewritten(
+    data_type: &DataType,
+    rewrite: &dyn Fn(&DataType) -> Option<DataType>,
+) -> Option<DataType> {
+    use std::sync::Arc;
+    use DataType::*;
+    let field = |f: &arrow_schema::FieldRef| {
+        let to = rewritten(f.data_type(), rewrite)?;
+        Some(Arc::new(f.as_ref().clone().with_data_type(to)))
+    };
+    let inside = match data_type {
+        List(f) => field(f).map(List),
+        LargeList(f) => field(f).map(LargeList),
+        ListView(f) => field(f).map(ListView),
+        LargeListView(f) => field(f).map(LargeListView),
+        FixedSizeList(f, n) => field(f).map(|f| FixedSizeList(f, *n)),
+        Map(f, sorted) => field(f).map(|f| Map(f, *sorted)),
+        Struct(fields) => {
+            let to: Vec<_> = fields.iter().map(field).collect();
+            to.iter().any(Option::is_some).then(|| {
+                let kept = fields.iter().zip(to);
+                Struct(
+                    kept.map(|(f, to)| to.unwrap_or_else(|| Arc::clone(f)))
+                        .collect(),
+                )
+            })
+        }
+        Dictionary(keys, values) => {
+            rewritten(values, rewrite).map(|to| Dictionary(keys.clone(), Box::new(to)))
+        }
+        _ => None,
+    };
+    rewrite(inside.as_ref().unwrap_or(data_type)).or(inside)
 }
 
 /// The plain type of a view type (`string_view`, `binary_view`).
@@ -201,18 +255,9 @@ fn view_as_plain(data_type: &DataType) -> Option<DataType> {
     }
 }
 
-/// Whether a Parquet output cannot hold a column of this type: a union, an interval of months,
-/// days and nanoseconds (arrow's Parquet writer has neither), or a dictionary of views inside a
-/// list, map or struct (one at the top level is written as a dictionary of plain values).
+/// Whether a Parquet output cannot hold a column of this type: a union or an interval of
+/// months, days and nanoseconds, here or inside (arrow's Parquet writer has neither).
 pub(crate) fn not_in_parquet(data_type: &DataType) -> bool {
-    fn inside(data_type: &DataType) -> bool {
-        match data_type {
-            DataType::Dictionary(_, values) => {
-                view_as_plain(values).is_some() || not_in_parquet(values)
-            }
-            other => not_in_parquet(other),
-        }
-    }
     use arrow_schema::IntervalUnit;
     match data_type {
         DataType::Union(..) | DataType::Interval(IntervalUnit::MonthDayNano) => true,
@@ -221,10 +266,10 @@ pub(crate) fn not_in_parquet(data_type: &DataType) -> bool {
         | DataType::ListView(f)
         | DataType::LargeListView(f)
         | DataType::FixedSizeList(f, _)
-        | DataType::Map(f, _) => inside(f.data_type()),
-        DataType::Struct(fields) => fields.iter().any(|f| inside(f.data_type())),
+        | DataType::Map(f, _) => not_in_parquet(f.data_type()),
+        DataType::Struct(fields) => fields.iter().any(|f| not_in_parquet(f.data_type())),
         DataType::Dictionary(_, values) => not_in_parquet(values),
-        DataType::RunEndEncoded(_, values) => inside(values.data_type()),
+        DataType::RunEndEncoded(_, values) => not_in_parquet(values.data_type()),
         _ => false,
     }
 }
@@ -256,14 +301,14 @@ fn cast_columns(
 
 impl<'s, 'a> TableWriter<'s, 'a> {
     /// A writer of `format` (not `Auto`) for tables laid out as `layout` says; `header`: a CSV
-    /// output starts with its header row (the first shard's does); `from_parquet`: the table is
-    /// read from a Parquet file.
+    /// output starts with its header row (the first shard's does); `dictionaries_as_values`: an
+    /// Arrow output writes dictionary columns as their values (see [`dictionary_values`]).
     pub fn new(
         format: OutputFormat,
         sink: Watched<'s, 'a>,
         layout: &Layout,
         header: bool,
-        from_parquet: bool,
+        dictionaries_as_values: bool,
     ) -> io::Result<TableWriter<'s, 'a>> {
         let schema = std::sync::Arc::clone(&layout.schema);
         Ok(match format {
@@ -289,7 +334,7 @@ impl<'s, 'a> TableWriter<'s, 'a> {
                 )
             }
             OutputFormat::Arrow => {
-                let casts = match from_parquet {
+                let casts = match dictionaries_as_values {
                     true => dictionary_values(&schema),
                     false => Vec::new(),
                 };
