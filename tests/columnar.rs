@@ -899,13 +899,7 @@ fn a_parquet_zoned_time_in_seconds_keeps_its_zone() {
         (&flat, "zoned.csv"),
     ] {
         let output = dir.path(out);
-        bin()
-            .args(["solve", "-q"])
-            .arg(from)
-            .arg("-o")
-            .arg(&output)
-            .assert()
-            .code(0);
+        solve_into(from, &output);
         let schema = match out.rsplit('.').next() {
             Some("arrow") => {
                 arrow_ipc::reader::FileReader::try_new(File::open(&output).unwrap(), None)
@@ -1006,13 +1000,7 @@ fn a_csv_output_writes_a_time_whose_zone_arrow_cannot_use_in_utc() {
     // No rows: the header alone.
     let empty = dir.path("empty.arrow");
     write_arrow(&empty, &batch.slice(0, 0), None);
-    bin()
-        .args(["solve", "-q"])
-        .arg(&empty)
-        .arg("-o")
-        .arg(&output)
-        .assert()
-        .code(0);
+    solve_into(&empty, &output);
     let csv = std::fs::read_to_string(&output).unwrap();
     assert_eq!(
         csv,
@@ -1056,13 +1044,7 @@ fn a_parquet_output_takes_dictionaries_of_views_and_refuses_what_it_cannot_hold(
     let input = dir.path("categorical.arrow");
     write_arrow(&input, &batch, None);
     let output = dir.path("categorical.parquet");
-    bin()
-        .args(["solve", "-q"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .assert()
-        .code(0);
+    solve_into(&input, &output);
     let (answered, _) = read_parquet(&output);
     let level = arrow_cast::cast(answered.column(1), &DataType::Utf8).unwrap();
     let level: Vec<&str> = level
@@ -1117,13 +1099,7 @@ fn a_parquet_output_takes_dictionaries_of_views_and_refuses_what_it_cannot_hold(
         assert!(!stderr.contains("panicked"), "{stderr}");
         assert!(!left, "no output file");
         // Arrow holds them.
-        bin()
-            .args(["solve", "-q"])
-            .arg(&input)
-            .arg("-o")
-            .arg(dir.path("kept.arrow"))
-            .assert()
-            .code(0);
+        solve_into(&input, &dir.path("kept.arrow"));
     }
 }
 
@@ -1161,13 +1137,7 @@ fn a_parquet_dictionary_column_goes_to_an_arrow_output_as_its_values() {
     }
     writer.close().unwrap();
     let output = dir.path("groups.arrow");
-    bin()
-        .args(["solve", "-q"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .assert()
-        .code(0);
+    solve_into(&input, &output);
     let reader =
         arrow_ipc::reader::FileReader::try_new(File::open(&output).unwrap(), None).unwrap();
     let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
@@ -1192,13 +1162,7 @@ fn a_parquet_dictionary_column_goes_to_an_arrow_output_as_its_values() {
     let arrow_in = dir.path("one.arrow");
     write_arrow(&arrow_in, &first, None);
     let kept = dir.path("kept.arrow");
-    bin()
-        .args(["solve", "-q"])
-        .arg(&arrow_in)
-        .arg("-o")
-        .arg(&kept)
-        .assert()
-        .code(0);
+    solve_into(&arrow_in, &kept);
     let reader = arrow_ipc::reader::FileReader::try_new(File::open(&kept).unwrap(), None).unwrap();
     assert_eq!(
         reader.schema().field(1).data_type(),
@@ -1330,13 +1294,7 @@ fn times_in_seconds_and_date64_go_to_parquet_as_times_and_dates() {
     let input = dir.path("times.arrow");
     write_arrow(&input, &batch, None);
     let output = dir.path("times.parquet");
-    bin()
-        .args(["solve", "-q"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .assert()
-        .code(0);
+    solve_into(&input, &output);
     let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&output).unwrap()).unwrap();
     let parquet = builder.parquet_schema();
     for (i, name) in ["created", "zoned", "day", "at"].iter().enumerate() {
@@ -1360,13 +1318,7 @@ fn times_in_seconds_and_date64_go_to_parquet_as_times_and_dates() {
     }
     // Arrow IPC names every type: kept as they came.
     let output = dir.path("times_out.arrow");
-    bin()
-        .args(["solve", "-q"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .assert()
-        .code(0);
+    solve_into(&input, &output);
     let reader =
         arrow_ipc::reader::FileReader::try_new(File::open(&output).unwrap(), None).unwrap();
     let schema = reader.schema();
@@ -1628,6 +1580,17 @@ fn solve_to_file(input: &Path, output: &Path) -> (Option<i32>, String, bool) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
         left,
     )
+}
+
+/// `solve -q INPUT -o OUTPUT`, which must succeed (exit 0).
+fn solve_into(input: &Path, output: &Path) {
+    bin()
+        .args(["solve", "-q"])
+        .arg(input)
+        .arg("-o")
+        .arg(output)
+        .assert()
+        .code(0);
 }
 
 /// Writes `batch` as an Arrow IPC file, its buffers compressed with `codec` if one is given.
