@@ -26,9 +26,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, FieldRef, Schema, SchemaRef};
+use arrow_buffer::Buffer;
+use arrow_ipc::reader::FileDecoder;
+use arrow_schema::{ArrowError, DataType, FieldRef, Schema, SchemaRef};
 use bytes::Bytes;
 use crossbeam_channel::{bounded, Receiver};
+use memmap2::Mmap;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
@@ -315,30 +318,153 @@ impl<T: Reopen> Source for ParquetSource<T> {
     }
 }
 
-struct ArrowSource<R: Read + io::Seek> {
-    reader: arrow_ipc::reader::FileReader<R>,
+/// An Arrow IPC file decoded in place: a record batch's columns point into the file's bytes (the
+/// map of a file, or a stream's bytes), not into a copy, so a batch of millions of rows costs
+/// no memory of its own; only a compressed file's batch is decompressed, whole. A mapped
+/// batch's pages go back to the kernel once it is answered and written, as the text reader's
+/// blocks do, so resident memory stays flat however many batches the file has.
+struct ArrowSource {
+    bytes: Buffer,
+    /// The file's map (none for a stream's bytes).
+    map: Option<Arc<Mmap>>,
+    schema: SchemaRef,
+    decoder: FileDecoder,
+    blocks: Vec<arrow_ipc::Block>,
     units: Vec<u64>,
 }
 
-impl<R: Read + io::Seek + Send> ArrowSource<R> {
-    fn open(mut data: R) -> Result<ArrowSource<R>, String> {
-        check_arrow_blocks(&mut data)?;
-        let mut reader =
-            arrow_ipc::reader::FileReader::try_new(data, None).map_err(|e| e.to_string())?;
-        // The footer does not give each batch's rows; one pass over the batches does.
-        let mut units = Vec::with_capacity(reader.num_batches());
-        for i in 0..reader.num_batches() {
-            reader.set_index(i).map_err(|e| e.to_string())?;
-            let batch = reader.next().transpose().map_err(|e| e.to_string())?;
-            units.push(batch.map_or(0, |b| b.num_rows() as u64));
-        }
-        Ok(ArrowSource { reader, units })
+/// A shared map as the owner of [`Bytes`], so the decoded arrays keep it alive.
+struct Mapped(Arc<Mmap>);
+
+impl AsRef<[u8]> for Mapped {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
     }
 }
 
-impl<R: Read + io::Seek + Send> Source for ArrowSource<R> {
+/// One record batch's block in the map, as the owner of the bytes its arrays are decoded from:
+/// when the last of them is dropped (every slice of the batch answered and written), the
+/// block's pages are given back to the kernel.
+struct BlockPages {
+    map: Arc<Mmap>,
+    offset: usize,
+    len: usize,
+}
+
+impl AsRef<[u8]> for BlockPages {
+    fn as_ref(&self) -> &[u8] {
+        &self.map[self.offset..self.offset + self.len]
+    }
+}
+
+impl Drop for BlockPages {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: a read-only shared file mapping: MADV_DONTNEED drops clean page-cache-backed
+        // pages only, and a later access (another batch sharing a boundary page) reads the
+        // same bytes again.
+        unsafe {
+            let _ = self.map.unchecked_advise_range(
+                memmap2::UncheckedAdvice::DontNeed,
+                self.offset,
+                self.len,
+            );
+        }
+    }
+}
+
+impl ArrowSource {
+    /// Maps `file`, or reads it whole where it cannot be mapped.
+    fn map(mut file: File) -> Result<ArrowSource, String> {
+        // SAFETY: the contract of a file mapping is that nobody truncates or rewrites the file
+        // while it is mapped; if someone does, the bytes may change under us or a read may
+        // fault (SIGBUS), as for a mapped text input. The map is read-only and the decoder
+        // checks every buffer against it.
+        match unsafe { Mmap::map(&file) } {
+            Ok(map) => {
+                let map = Arc::new(map);
+                let bytes = Buffer::from(Bytes::from_owner(Mapped(Arc::clone(&map))));
+                ArrowSource::open(bytes, Some(map))
+            }
+            Err(_) => {
+                let mut bytes = Vec::new();
+                io::Seek::rewind(&mut file)
+                    .and_then(|()| file.read_to_end(&mut bytes))
+                    .map_err(|e| e.to_string())?;
+                ArrowSource::open(Buffer::from(bytes), None)
+            }
+        }
+    }
+
+    fn open(bytes: Buffer, map: Option<Arc<Mmap>>) -> Result<ArrowSource, String> {
+        let failed = |e: ArrowError| e.to_string();
+        check_arrow_blocks(&mut io::Cursor::new(bytes.as_slice()))?;
+        // Checked there: the file ends with its footer, its length and the magic.
+        let len = bytes.len();
+        let tail: [u8; 10] = bytes[len - 10..].try_into().expect("ten bytes");
+        let footer_len = arrow_ipc::reader::read_footer_length(tail).map_err(failed)?;
+        let footer = arrow_ipc::root_as_footer(&bytes[len - 10 - footer_len..len - 10])
+            .map_err(|e| format!("the file is corrupt (its footer does not parse: {e:?})"))?;
+        let (Some(blocks), Some(ipc_schema)) = (footer.recordBatches(), footer.schema()) else {
+            return Err("the file is corrupt (its footer lists no batches or schema)".to_string());
+        };
+        if !ipc_schema.endianness().equals_to_target_endianness() {
+            return Err("the file is big-endian, which this reader does not read".to_string());
+        }
+        let schema = Arc::new(arrow_ipc::convert::fb_to_schema(ipc_schema));
+        let mut decoder = FileDecoder::new(Arc::clone(&schema), footer.version());
+        for block in footer.dictionaries().into_iter().flatten() {
+            let (offset, len) = block_range(block);
+            decoder
+                .read_dictionary(block, &bytes.slice_with_length(offset, len))
+                .map_err(failed)?;
+        }
+        let blocks: Vec<_> = blocks.iter().copied().collect();
+        let mut source = ArrowSource {
+            bytes,
+            map,
+            schema,
+            decoder,
+            blocks,
+            units: Vec::new(),
+        };
+        // The footer does not give each batch's rows: decoding each batch once does (in place,
+        // so this costs a pass over the file, not its size in memory), and refuses a corrupt
+        // batch before any work.
+        for unit in 0..source.blocks.len() {
+            let rows = source.batch(unit)?.map_or(0, |b| b.num_rows() as u64);
+            source.units.push(rows);
+        }
+        Ok(source)
+    }
+
+    fn batch(&self, unit: usize) -> Result<Option<RecordBatch>, String> {
+        let block = &self.blocks[unit];
+        let (offset, len) = block_range(block);
+        let bytes = match &self.map {
+            Some(map) => Buffer::from(Bytes::from_owner(BlockPages {
+                map: Arc::clone(map),
+                offset,
+                len,
+            })),
+            None => self.bytes.slice_with_length(offset, len),
+        };
+        self.decoder
+            .read_record_batch(block, &bytes)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Where a block (its message and body) lies in the file; `check_arrow_blocks` has checked that
+/// it lies inside.
+fn block_range(block: &arrow_ipc::Block) -> (usize, usize) {
+    let len = i64::from(block.metaDataLength()) + block.bodyLength();
+    (block.offset() as usize, len as usize)
+}
+
+impl Source for ArrowSource {
     fn schema(&self) -> SchemaRef {
-        self.reader.schema()
+        Arc::clone(&self.schema)
     }
 
     fn units(&self) -> Vec<u64> {
@@ -350,9 +476,7 @@ impl<R: Read + io::Seek + Send> Source for ArrowSource<R> {
         unit: usize,
         each: &mut dyn FnMut(RecordBatch) -> bool,
     ) -> Result<(), String> {
-        self.reader.set_index(unit).map_err(|e| e.to_string())?;
-        if let Some(batch) = self.reader.next() {
-            let batch = batch.map_err(|e| e.to_string())?;
+        if let Some(batch) = self.batch(unit)? {
             // A big batch is answered in slices, as a Parquet row group is.
             let mut start = 0;
             while start < batch.num_rows() {
@@ -539,8 +663,8 @@ fn open_source(kind: Kind, data: Data) -> Result<Box<dyn Source>, String> {
     Ok(match (kind, data) {
         (Kind::Parquet, Data::File(f)) => Box::new(ParquetSource::open(f)?),
         (Kind::Parquet, Data::Memory(b)) => Box::new(ParquetSource::open(b)?),
-        (Kind::Arrow, Data::File(f)) => Box::new(ArrowSource::open(io::BufReader::new(f))?),
-        (Kind::Arrow, Data::Memory(b)) => Box::new(ArrowSource::open(io::Cursor::new(b))?),
+        (Kind::Arrow, Data::File(f)) => Box::new(ArrowSource::map(f)?),
+        (Kind::Arrow, Data::Memory(b)) => Box::new(ArrowSource::open(Buffer::from(b), None)?),
     })
 }
 
@@ -877,4 +1001,48 @@ fn write_table(
     }
     out.finish()?;
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Array, StringArray};
+
+    /// A record batch's text is read where it lies in the mapped file, not copied: a batch of
+    /// any size costs no memory of its own (and is given back to the kernel once answered).
+    #[test]
+    fn arrow_batches_are_decoded_in_place() {
+        let puzzles: Vec<String> = (0..5000).map(|i| format!("{:081}", i)).collect();
+        let column = StringArray::from_iter_values(&puzzles);
+        let batch = RecordBatch::try_from_iter([("puzzle", Arc::new(column) as _)]).unwrap();
+        let mut file = tempfile::tempfile().unwrap();
+        let mut writer =
+            arrow_ipc::writer::FileWriter::try_new(&mut file, &batch.schema()).unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        drop(writer);
+
+        let mut source = ArrowSource::map(file).unwrap();
+        assert_eq!(source.units(), [5000]);
+        let map = source.map.clone().unwrap();
+        let inside = |p: *const u8| map.as_ptr_range().contains(&p);
+        let mut seen = 0;
+        source
+            .read(0, &mut |slice| {
+                let text = slice.column(0).to_data();
+                assert!(inside(text.buffers()[1].as_ptr()), "the text was copied");
+                let text = slice
+                    .column(0)
+                    .as_any()
+                    .downcast_ref::<StringArray>()
+                    .unwrap();
+                for puzzle in text {
+                    assert_eq!(puzzle, Some(puzzles[seen].as_str()));
+                    seen += 1;
+                }
+                true
+            })
+            .unwrap();
+        assert_eq!(seen, 5000);
+    }
 }
