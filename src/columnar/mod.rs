@@ -21,12 +21,12 @@ pub use table::puzzle_column_by_values;
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use arrow_array::RecordBatch;
-use arrow_buffer::Buffer;
+use arrow_buffer::{Buffer, MutableBuffer};
 use arrow_ipc::reader::FileDecoder;
 use arrow_schema::{ArrowError, DataType, FieldRef, Schema, SchemaRef};
 use bytes::Bytes;
@@ -326,50 +326,84 @@ impl<T: Reopen> Source for ParquetSource<T> {
 struct ArrowSource {
     bytes: Buffer,
     /// The file's map (none for a stream's bytes).
-    map: Option<Arc<Mmap>>,
+    map: Option<Arc<MappedFile>>,
     schema: SchemaRef,
     decoder: FileDecoder,
     blocks: Vec<arrow_ipc::Block>,
     units: Vec<u64>,
 }
 
-/// A shared map as the owner of [`Bytes`], so the decoded arrays keep it alive.
-struct Mapped(Arc<Mmap>);
+/// A mapped Arrow file, and how far into it pages were last given back to the kernel.
+struct MappedFile {
+    map: Mmap,
+    released_to: AtomicUsize,
+}
+
+/// The kernel maps a file's pages in folios of up to this much (2 MiB on x86-64), so one touch
+/// maps pages of the blocks around it too: a release goes back this far before where the last
+/// one ended.
+const FOLIO_BYTES: usize = 2 << 20;
+/// Blocks done with are given back together once they make this much, so that a file of
+/// many small batches does not cost a system call each.
+const RELEASE_BYTES: usize = 1 << 20;
+
+impl MappedFile {
+    /// Gives back the pages of a block done with, `offset..end`, and of what the file holds
+    /// before it since the last release: the run reads the blocks in order, and whatever lies
+    /// before a block done with is done with too. Pages still in use (a block being answered
+    /// that shares a folio) are read in again from the file, unchanged.
+    fn done_with(&self, offset: usize, end: usize) {
+        let to = self.released_to.load(Ordering::Relaxed);
+        let from = if end <= to {
+            // Out of order: a block kept to the end (a shard's sample of another unit).
+            offset
+        } else if end - to < RELEASE_BYTES {
+            return;
+        } else {
+            to.saturating_sub(FOLIO_BYTES)
+        };
+        #[cfg(unix)]
+        // SAFETY: a read-only shared file mapping: MADV_DONTNEED drops clean page-cache-backed
+        // pages only, and a later access reads the same bytes again.
+        unsafe {
+            let _ = self.map.unchecked_advise_range(
+                memmap2::UncheckedAdvice::DontNeed,
+                from,
+                end - from,
+            );
+        }
+        let _ = from;
+        self.released_to.fetch_max(end, Ordering::Relaxed);
+    }
+}
+
+/// The whole map as the owner of [`Bytes`], so the decoded arrays keep it alive.
+struct Mapped(Arc<MappedFile>);
 
 impl AsRef<[u8]> for Mapped {
     fn as_ref(&self) -> &[u8] {
-        &self.0
+        &self.0.map
     }
 }
 
 /// One record batch's block in the map, as the owner of the bytes its arrays are decoded from:
-/// when the last of them is dropped (every slice of the batch answered and written), the
-/// block's pages are given back to the kernel.
+/// when the last of them is dropped (every slice of the batch answered and written), the block
+/// is done with.
 struct BlockPages {
-    map: Arc<Mmap>,
+    file: Arc<MappedFile>,
     offset: usize,
     len: usize,
 }
 
 impl AsRef<[u8]> for BlockPages {
     fn as_ref(&self) -> &[u8] {
-        &self.map[self.offset..self.offset + self.len]
+        &self.file.map[self.offset..self.offset + self.len]
     }
 }
 
 impl Drop for BlockPages {
     fn drop(&mut self) {
-        #[cfg(unix)]
-        // SAFETY: a read-only shared file mapping: MADV_DONTNEED drops clean page-cache-backed
-        // pages only, and a later access (another batch sharing a boundary page) reads the
-        // same bytes again.
-        unsafe {
-            let _ = self.map.unchecked_advise_range(
-                memmap2::UncheckedAdvice::DontNeed,
-                self.offset,
-                self.len,
-            );
-        }
+        self.file.done_with(self.offset, self.offset + self.len);
     }
 }
 
@@ -382,9 +416,12 @@ impl ArrowSource {
         // checks every buffer against it.
         match unsafe { Mmap::map(&file) } {
             Ok(map) => {
-                let map = Arc::new(map);
-                let bytes = Buffer::from(Bytes::from_owner(Mapped(Arc::clone(&map))));
-                ArrowSource::open(bytes, Some(map))
+                let file = Arc::new(MappedFile {
+                    map,
+                    released_to: AtomicUsize::new(0),
+                });
+                let bytes = Buffer::from(Bytes::from_owner(Mapped(Arc::clone(&file))));
+                ArrowSource::open(bytes, Some(file))
             }
             Err(_) => {
                 let mut bytes = Vec::new();
@@ -396,7 +433,7 @@ impl ArrowSource {
         }
     }
 
-    fn open(bytes: Buffer, map: Option<Arc<Mmap>>) -> Result<ArrowSource, String> {
+    fn open(bytes: Buffer, map: Option<Arc<MappedFile>>) -> Result<ArrowSource, String> {
         let failed = |e: ArrowError| e.to_string();
         check_arrow_blocks(&mut io::Cursor::new(bytes.as_slice()))?;
         // Checked there: the file ends with its footer, its length and the magic.
@@ -414,9 +451,10 @@ impl ArrowSource {
         let schema = Arc::new(arrow_ipc::convert::fb_to_schema(ipc_schema));
         let mut decoder = FileDecoder::new(Arc::clone(&schema), footer.version());
         for block in footer.dictionaries().into_iter().flatten() {
+            check_block(&bytes, block)?;
             let (offset, len) = block_range(block);
             decoder
-                .read_dictionary(block, &bytes.slice_with_length(offset, len))
+                .read_dictionary(block, &aligned(bytes.slice_with_length(offset, len)))
                 .map_err(failed)?;
         }
         let blocks: Vec<_> = blocks.iter().copied().collect();
@@ -435,24 +473,50 @@ impl ArrowSource {
             let rows = source.batch(unit)?.map_or(0, |b| b.num_rows() as u64);
             source.units.push(rows);
         }
+        // The run reads the blocks again from the start.
+        if let Some(file) = &source.map {
+            file.released_to.store(0, Ordering::Relaxed);
+        }
         Ok(source)
     }
 
     fn batch(&self, unit: usize) -> Result<Option<RecordBatch>, String> {
         let block = &self.blocks[unit];
+        check_block(&self.bytes, block)?;
         let (offset, len) = block_range(block);
         let bytes = match &self.map {
-            Some(map) => Buffer::from(Bytes::from_owner(BlockPages {
-                map: Arc::clone(map),
+            Some(file) => Buffer::from(Bytes::from_owner(BlockPages {
+                file: Arc::clone(file),
                 offset,
                 len,
             })),
             None => self.bytes.slice_with_length(offset, len),
         };
         self.decoder
-            .read_record_batch(block, &bytes)
+            .read_record_batch(block, &aligned(bytes))
             .map_err(|e| e.to_string())
     }
+}
+
+/// A block's bytes where the format wants them: at a multiple of 8 bytes. A block the writer
+/// misplaced (the format requires the alignment; arrow's decoder copies a misaligned buffer of
+/// most types, but refuses one of a union) is copied to an aligned buffer, as it would be read.
+fn aligned(block: Buffer) -> Buffer {
+    if block.as_ptr().align_offset(8) == 0 {
+        return block;
+    }
+    let mut copy = MutableBuffer::with_capacity(block.len());
+    copy.extend_from_slice(block.as_slice());
+    copy.into()
+}
+
+/// Checks a block's compressed buffers before it is decoded (`check_compressed_lengths`); the
+/// block is read only then, so that checking a file does not bring all of it into memory.
+fn check_block(bytes: &Buffer, block: &arrow_ipc::Block) -> Result<(), String> {
+    let (offset, len) = block_range(block);
+    let meta = block.metaDataLength() as u64;
+    let mut data = io::Cursor::new(bytes.as_slice());
+    check_compressed_lengths(&mut data, offset as u64, meta, len as u64 - meta)
 }
 
 /// Where a block (its message and body) lies in the file; `check_arrow_blocks` has checked that
@@ -491,11 +555,11 @@ impl Source for ArrowSource {
     }
 }
 
-/// Checks that the footer of an Arrow IPC file, and every block it lists, lies inside the file,
-/// and that no compressed buffer states an uncompressed length its codec could not produce from
-/// its bytes. The reader allocates a block's length before reading it, and a buffer's stated
-/// length before decompressing it: a corrupt length of a few bytes' change would otherwise ask
-/// for gigabytes or terabytes, and abort the process.
+/// Checks that the footer of an Arrow IPC file, and every block it lists, lies inside the file;
+/// `check_block` checks, before a block is decoded, that no compressed buffer states an
+/// uncompressed length its codec could not produce from its bytes. The decoder allocates a
+/// buffer's stated length before decompressing it: a corrupt length of a few bytes' change would
+/// otherwise ask for gigabytes or terabytes, and abort the process.
 fn check_arrow_blocks<R: Read + io::Seek>(data: &mut R) -> Result<(), String> {
     use io::SeekFrom;
     let failed = |e: io::Error| e.to_string();
@@ -540,8 +604,6 @@ fn check_arrow_blocks<R: Read + io::Seek>(data: &mut R) -> Result<(), String> {
                      lies outside its {len} bytes)"
                 ));
             }
-            // Inside the file, so these fit in u64.
-            check_compressed_lengths(data, offset as u64, meta as u64, body as u64)?;
         }
     }
     data.seek(SeekFrom::Start(0)).map_err(failed)?;
@@ -1024,8 +1086,8 @@ mod tests {
 
         let mut source = ArrowSource::map(file).unwrap();
         assert_eq!(source.units(), [5000]);
-        let map = source.map.clone().unwrap();
-        let inside = |p: *const u8| map.as_ptr_range().contains(&p);
+        let file = source.map.clone().unwrap();
+        let inside = |p: *const u8| file.map.as_ptr_range().contains(&p);
         let mut seen = 0;
         source
             .read(0, &mut |slice| {
@@ -1044,5 +1106,23 @@ mod tests {
             })
             .unwrap();
         assert_eq!(seen, 5000);
+    }
+
+    /// A block at an odd offset (the format forbids it, but such files exist) is decoded from
+    /// an aligned copy: arrow's decoder refuses a misaligned union buffer.
+    #[test]
+    fn misaligned_blocks_are_copied_aligned() {
+        let bytes = Buffer::from_vec((0u8..64).collect::<Vec<_>>());
+        let odd = bytes.slice_with_length(1, 40);
+        assert_ne!(odd.as_ptr().align_offset(8), 0);
+        let copy = aligned(odd.clone());
+        assert_eq!(copy.as_ptr().align_offset(8), 0);
+        assert_eq!(copy.as_slice(), odd.as_slice());
+        let even = bytes.slice_with_length(8, 40);
+        assert_eq!(
+            aligned(even.clone()).as_ptr(),
+            even.as_ptr(),
+            "an aligned block is not copied"
+        );
     }
 }
