@@ -1074,7 +1074,7 @@ mod tests {
     use arrow_schema::{Field, UnionFields};
 
     /// A record batch's text is read where it lies in the mapped file, not copied: a batch of
-    /// any size costs no memory of its own (and is given back to the kernel once answered).
+    /// any size costs no memory of its own.
     #[test]
     fn arrow_batches_are_decoded_in_place() {
         let puzzles: Vec<String> = (0..5000).map(|i| format!("{:081}", i)).collect();
