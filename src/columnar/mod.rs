@@ -1073,20 +1073,29 @@ mod tests {
     use arrow_array::{Array, ArrayRef, Int64Array, StringArray, UnionArray};
     use arrow_schema::{Field, UnionFields};
 
-    /// A record batch's text is read where it lies in the mapped file, not copied: a batch of
-    /// any size costs no memory of its own.
-    #[test]
-    fn arrow_batches_are_decoded_in_place() {
-        let puzzles: Vec<String> = (0..5000).map(|i| format!("{:081}", i)).collect();
-        let column = StringArray::from_iter_values(&puzzles);
+    /// An Arrow file of `rows` 81-character rows (`{i:081}`) in batches of `batch_rows`, and
+    /// its rows.
+    fn puzzle_file(rows: usize, batch_rows: usize) -> (Vec<String>, File) {
+        let rows: Vec<String> = (0..rows).map(|i| format!("{:081}", i)).collect();
+        let column = StringArray::from_iter_values(&rows);
         let batch = RecordBatch::try_from_iter([("puzzle", Arc::new(column) as _)]).unwrap();
         let mut file = tempfile::tempfile().unwrap();
         let mut writer =
             arrow_ipc::writer::FileWriter::try_new(&mut file, &batch.schema()).unwrap();
-        writer.write(&batch).unwrap();
+        for start in (0..rows.len()).step_by(batch_rows) {
+            let len = batch_rows.min(rows.len() - start);
+            writer.write(&batch.slice(start, len)).unwrap();
+        }
         writer.finish().unwrap();
         drop(writer);
+        (rows, file)
+    }
 
+    /// A record batch's text is read where it lies in the mapped file, not copied: a batch of
+    /// any size costs no memory of its own.
+    #[test]
+    fn arrow_batches_are_decoded_in_place() {
+        let (puzzles, file) = puzzle_file(5000, 5000);
         let mut source = ArrowSource::map(file).unwrap();
         assert_eq!(source.units(), [5000]);
         let file = source.map.clone().unwrap();
@@ -1182,21 +1191,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn arrow_pages_are_given_back_as_batches_are_read() {
-        let rows: Vec<String> = (0..300_000).map(|i| format!("{:081}", i)).collect();
-        let column = StringArray::from_iter_values(&rows);
-        let batch = RecordBatch::try_from_iter([("puzzle", Arc::new(column) as _)]).unwrap();
-        let mut file = tempfile::tempfile().unwrap();
-        let mut writer =
-            arrow_ipc::writer::FileWriter::try_new(&mut file, &batch.schema()).unwrap();
-        let mut start = 0;
-        while start < rows.len() {
-            writer
-                .write(&batch.slice(start, 4096.min(rows.len() - start)))
-                .unwrap();
-            start += 4096;
-        }
-        writer.finish().unwrap();
-        drop(writer);
+        let (rows, file) = puzzle_file(300_000, 4096);
 
         let mut source = ArrowSource::map(file).unwrap();
         let mapped = source.map.clone().unwrap();
